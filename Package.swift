@@ -1,0 +1,96 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Settings every Tonearm target shares: Swift 6 mode comes from the package, these add the
+/// stricter upcoming features and turn every warning into an error so the tree stays clean.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "Tonearm",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "tonearm", targets: ["tonearm"]),
+        .library(name: "MPDProtocol", targets: ["MPDProtocol"]),
+        .library(name: "Configuration", targets: ["Configuration"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // System libraries. Each has a shim.h for what Swift cannot import (macros, variadics).
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libavutil libswresample",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]
+        ),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // No pkgConfig: avahi-client.pc carries -D_REENTRANT, which SwiftPM refuses.
+        .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
+
+        .target(
+            name: "MPDProtocol",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Configuration",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Playback",
+            dependencies: ["CFFmpeg", "CALSA"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Zeroconf",
+            dependencies: ["CAvahi"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Server",
+            dependencies: [
+                "MPDProtocol", "Configuration", "Playback",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "tonearm",
+            dependencies: [
+                "Server", "Configuration", "Playback",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        .testTarget(
+            name: "MPDProtocolTests",
+            dependencies: [
+                "MPDProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: ["Server", "Playback", "Zeroconf", "MPDProtocol"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)
