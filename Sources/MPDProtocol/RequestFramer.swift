@@ -1,0 +1,105 @@
+/// Decides what each received line means before any command runs: MPD's `Client::ProcessLine`.
+///
+/// It owns the command-list state of one connection and knows nothing about command semantics,
+/// so it can be tested and fuzzed alone. Rules, in MPD's order:
+/// 1. a line whose first byte is not `a`–`z` closes the connection silently;
+/// 2. an exact `idle` or `noidle` inside a command list closes the connection;
+/// 3. an exact `noidle` is handed to the session (which answers `OK` only while idle);
+/// 4. any other line while idle closes the connection;
+/// 5. inside a list, `command_list_end` runs it and every other line is collected, and a list
+///    that grows past its size limit closes the connection;
+/// 6. `command_list_begin` and `command_list_ok_begin` start a list;
+/// 7. anything else is one command.
+public struct RequestFramer: Sendable {
+    /// What the session must do with a line.
+    public enum Action: Sendable, Equatable {
+        /// Run one command line.
+        case execute([UInt8])
+        /// Run the collected command list; `okMode` asks for `list_OK` after each success.
+        case executeList([[UInt8]], okMode: Bool)
+        /// The client sent `noidle`.
+        case noidle
+        /// Nothing to do now (a list began or grew).
+        case collect
+        /// Close the connection without an answer.
+        case close(CloseReason)
+    }
+
+    /// Why a connection is closed without an answer; for the log.
+    public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
+        /// The first byte is not a lowercase ASCII letter.
+        case malformedLine
+        /// `idle` or `noidle` inside a command list.
+        case idleInCommandList
+        /// A command other than `noidle` while idle.
+        case commandDuringIdle
+        /// The command list exceeded `max_command_list_size`.
+        case commandListTooLarge
+
+        public var description: String {
+            switch self {
+            case .malformedLine: "malformed command"
+            case .idleInCommandList: "idle/noidle not possible in command list"
+            case .commandDuringIdle: "command during idle"
+            case .commandListTooLarge: "command list size is larger than the maximum"
+            }
+        }
+    }
+
+    private struct CommandList {
+        var okMode: Bool
+        var lines: [[UInt8]] = []
+        var size = 0
+    }
+
+    private let maximumListSize: Int
+    private var list: CommandList?
+
+    /// Creates the framer of one connection.
+    /// - Parameter maximumListSize: `max_command_list_size` in bytes; each collected line counts
+    ///   its length plus one, as in MPD.
+    public init(maximumListSize: Int) {
+        self.maximumListSize = maximumListSize
+    }
+
+    /// Whether a command list is being collected.
+    public var isCollectingList: Bool { list != nil }
+
+    /// Classifies one line.
+    /// - Parameters:
+    ///   - line: the line without its newline and trailing blanks.
+    ///   - isIdle: whether the client is waiting in `idle`.
+    public mutating func consume<Bytes: Collection<UInt8>>(_ line: Bytes, isIdle: Bool) -> Action {
+        guard let first = line.first, (0x61...0x7A).contains(first) else { return .close(.malformedLine) }
+        let isIdleWord = line.elementsEqual("idle".utf8)
+        let isNoidleWord = line.elementsEqual("noidle".utf8)
+
+        if list != nil, isIdleWord || isNoidleWord { return .close(.idleInCommandList) }
+        if isNoidleWord { return .noidle }
+        if isIdle { return .close(.commandDuringIdle) }
+
+        if var current = list {
+            if line.elementsEqual("command_list_end".utf8) {
+                list = nil
+                return .executeList(current.lines, okMode: current.okMode)
+            }
+            current.size += line.count + 1
+            if current.size > maximumListSize {
+                list = nil
+                return .close(.commandListTooLarge)
+            }
+            current.lines.append(Array(line))
+            list = current
+            return .collect
+        }
+        if line.elementsEqual("command_list_begin".utf8) {
+            list = CommandList(okMode: false)
+            return .collect
+        }
+        if line.elementsEqual("command_list_ok_begin".utf8) {
+            list = CommandList(okMode: true)
+            return .collect
+        }
+        return .execute(Array(line))
+    }
+}

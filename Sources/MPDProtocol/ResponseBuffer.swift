@@ -1,0 +1,56 @@
+public import NIOCore
+
+/// Builds the body of a response: `key: value` lines and binary chunks, in MPD's framing.
+///
+/// The session appends `OK`, `list_OK` or an `ACK` line itself; handlers only write content.
+public struct ResponseBuffer: Sendable {
+    /// The encoded bytes so far.
+    public private(set) var bytes: ByteBuffer
+
+    /// Creates an empty response body.
+    public init(allocator: ByteBufferAllocator = ByteBufferAllocator()) {
+        bytes = allocator.buffer(capacity: 256)
+    }
+
+    /// The number of bytes written so far.
+    public var count: Int { bytes.readableBytes }
+
+    /// Appends `key: value\n`.
+    ///
+    /// A line break inside `value` would forge a protocol line, so each one becomes a space, as
+    /// MPD's tag sanitiser does for values from files.
+    public mutating func append(_ key: String, _ value: String) {
+        bytes.writeString(key)
+        bytes.writeStaticString(": ")
+        if value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
+            bytes.writeBytes(value.utf8.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 })
+        } else {
+            bytes.writeString(value)
+        }
+        bytes.writeStaticString("\n")
+    }
+
+    /// Appends `key: value\n` for an integer value.
+    public mutating func append(_ key: String, _ value: some BinaryInteger) {
+        append(key, String(value))
+    }
+
+    /// Appends a binary chunk: `binary: N\n`, the N bytes, and a newline.
+    public mutating func appendBinary(_ chunk: some Collection<UInt8>) {
+        bytes.writeString("binary: \(chunk.count)\n")
+        bytes.writeBytes(chunk)
+        bytes.writeStaticString("\n")
+    }
+
+    /// Appends raw, already-formatted bytes.
+    public mutating func appendRaw(_ text: String) {
+        bytes.writeString(text)
+    }
+
+    /// Hands over what was written and starts empty again, for streaming long responses.
+    public mutating func take() -> ByteBuffer {
+        let taken = bytes
+        bytes = ByteBufferAllocator().buffer(capacity: 256)
+        return taken
+    }
+}

@@ -1,0 +1,107 @@
+/// The song tags of MPD 0.24, in MPD's order, with their protocol spellings.
+public enum TagType: Int, CaseIterable, Sendable, Hashable {
+    case artist, artistSort, album, albumSort, albumArtist, albumArtistSort, title, titleSort, track
+    case name, genre, mood, date, originalDate, composer, composerSort, performer, conductor, work
+    case movement, movementNumber, showMovement, ensemble, location, grouping, comment, disc, label
+    case musicBrainzArtistID, musicBrainzAlbumID, musicBrainzAlbumArtistID, musicBrainzTrackID
+    case musicBrainzReleaseTrackID, musicBrainzWorkID, musicBrainzReleaseGroupID
+
+    /// The spelling used in responses.
+    public var name: String {
+        switch self {
+        case .artist: "Artist"
+        case .artistSort: "ArtistSort"
+        case .album: "Album"
+        case .albumSort: "AlbumSort"
+        case .albumArtist: "AlbumArtist"
+        case .albumArtistSort: "AlbumArtistSort"
+        case .title: "Title"
+        case .titleSort: "TitleSort"
+        case .track: "Track"
+        case .name: "Name"
+        case .genre: "Genre"
+        case .mood: "Mood"
+        case .date: "Date"
+        case .originalDate: "OriginalDate"
+        case .composer: "Composer"
+        case .composerSort: "ComposerSort"
+        case .performer: "Performer"
+        case .conductor: "Conductor"
+        case .work: "Work"
+        case .movement: "Movement"
+        case .movementNumber: "MovementNumber"
+        case .showMovement: "ShowMovement"
+        case .ensemble: "Ensemble"
+        case .location: "Location"
+        case .grouping: "Grouping"
+        case .comment: "Comment"
+        case .disc: "Disc"
+        case .label: "Label"
+        case .musicBrainzArtistID: "MUSICBRAINZ_ARTISTID"
+        case .musicBrainzAlbumID: "MUSICBRAINZ_ALBUMID"
+        case .musicBrainzAlbumArtistID: "MUSICBRAINZ_ALBUMARTISTID"
+        case .musicBrainzTrackID: "MUSICBRAINZ_TRACKID"
+        case .musicBrainzReleaseTrackID: "MUSICBRAINZ_RELEASETRACKID"
+        case .musicBrainzWorkID: "MUSICBRAINZ_WORKID"
+        case .musicBrainzReleaseGroupID: "MUSICBRAINZ_RELEASEGROUPID"
+        }
+    }
+
+    private static let byLowercasedName: [String: TagType] = Dictionary(
+        uniqueKeysWithValues: allCases.map { ($0.name.lowercased(), $0) }
+    )
+
+    /// Looks up a tag by name, ignoring case (MPD's `tag_name_parse_i`).
+    public init?(name: String) {
+        guard let tag = Self.byLowercasedName[name.lowercased()] else { return nil }
+        self = tag
+    }
+}
+
+/// A set of tag types, such as a client's `tagtypes` selection.
+public struct TagMask: Sendable, Hashable {
+    /// One bit per ``TagType`` raw value.
+    public private(set) var bits: UInt64
+
+    /// Creates a mask from its bits.
+    public init(bits: UInt64) { self.bits = bits & TagMask.all.bits }
+
+    /// Creates a mask holding `tags`.
+    public init(_ tags: some Sequence<TagType>) {
+        bits = tags.reduce(0) { $0 | (1 << UInt64($1.rawValue)) }
+    }
+
+    /// Every tag.
+    public static let all = TagMask(bits: (1 << UInt64(TagType.allCases.count)) - 1, unchecked: ())
+    /// No tag.
+    public static let none = TagMask(bits: 0, unchecked: ())
+    /// MPD's default `metadata_to_use`: every tag but `Comment`.
+    public static let defaultMetadata = TagMask(TagType.allCases.filter { $0 != .comment })
+
+    private init(bits: UInt64, unchecked: Void) { self.bits = bits }
+
+    /// Whether `tag` is in the mask.
+    public func contains(_ tag: TagType) -> Bool { bits & (1 << UInt64(tag.rawValue)) != 0 }
+
+    /// The tags in the mask, in MPD's order.
+    public var tags: [TagType] { TagType.allCases.filter(contains) }
+
+    /// The union of two masks.
+    public func union(_ other: TagMask) -> TagMask { TagMask(bits: bits | other.bits, unchecked: ()) }
+    /// The tags in both masks.
+    public func intersection(_ other: TagMask) -> TagMask { TagMask(bits: bits & other.bits, unchecked: ()) }
+    /// The tags of this mask that are not in `other`.
+    public func subtracting(_ other: TagMask) -> TagMask { TagMask(bits: bits & ~other.bits, unchecked: ()) }
+}
+
+/// The per-client protocol features of MPD 0.24, switched with the `protocol` command.
+public enum ProtocolFeature: String, CaseIterable, Sendable, Hashable {
+    /// `lsinfo` of the root no longer lists stored playlists.
+    case hidePlaylistsInRoot = "hide_playlists_in_root"
+
+    /// Looks up a feature by name, ignoring case as MPD does.
+    public init?(name: String) {
+        guard let feature = Self.allCases.first(where: { $0.rawValue == name.lowercased() }) else { return nil }
+        self = feature
+    }
+}

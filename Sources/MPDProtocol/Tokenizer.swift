@@ -1,0 +1,143 @@
+/// One tokenized command line: the command word and its arguments.
+public struct Request: Sendable, Equatable {
+    /// The command word as the client sent it (not yet looked up).
+    public let command: String
+    /// The arguments, unquoted and unescaped.
+    public let arguments: [String]
+    /// Indices of arguments whose bytes were not valid UTF-8.
+    ///
+    /// MPD passes such bytes through; Swift strings cannot hold them, so the argument carries
+    /// U+FFFD in their place and handlers that must reject invalid UTF-8 (playlist names,
+    /// channel names) check this set.
+    public let invalidUTF8Arguments: Set<Int>
+
+    /// Creates a request from already-tokenized parts.
+    public init(command: String, arguments: [String], invalidUTF8Arguments: Set<Int> = []) {
+        self.command = command
+        self.arguments = arguments
+        self.invalidUTF8Arguments = invalidUTF8Arguments
+    }
+}
+
+/// Splits a command line into words exactly as MPD's `Tokenizer` does.
+///
+/// The rules (MPD `src/util/Tokenizer.cxx`): every byte `<= 0x20` separates; the command word is
+/// an ASCII letter followed by letters, digits and `_`; an argument is either a run of bytes
+/// above 0x20 that contains neither `"` nor `'`, or a double-quoted string in which a backslash
+/// escapes the next byte and whose closing quote must be followed by a blank or the end.
+public enum Tokenizer {
+    /// The most arguments one command may have: `2 + 36 * 2` in MPD.
+    public static let maximumArguments = 74
+
+    /// Why a line could not be tokenized.
+    public enum Failure: Error, Sendable, Equatable {
+        /// The command word is malformed. MPD answers `ACK [5@n] {} message` and then closes
+        /// the connection, because such a client does not speak the protocol.
+        case badCommandWord(String)
+        /// An argument is malformed: `ACK [5@n] {} message`, and the connection stays open.
+        case badArgument(String)
+        /// More than ``Tokenizer/maximumArguments`` arguments: `ACK [2@n] {} Too many arguments`.
+        case tooManyArguments
+
+        /// The ACK this failure is answered with.
+        public var error: MPDError {
+            switch self {
+            case .badCommandWord(let message), .badArgument(let message): MPDError(.unknown, message)
+            case .tooManyArguments: MPDError(.argument, "Too many arguments")
+            }
+        }
+    }
+
+    /// Tokenizes one line (without its newline).
+    ///
+    /// A NUL byte ends the line, as it does for MPD's C strings.
+    /// - Throws: ``Failure`` with MPD's message.
+    public static func tokenize<Bytes: Collection<UInt8>>(_ line: Bytes) throws(Failure) -> Request {
+        var bytes = Array(line)
+        if let nul = bytes.firstIndex(of: 0) { bytes.removeSubrange(nul...) }
+        var cursor = 0
+        skipBlanks(bytes, &cursor)
+
+        let command = try commandWord(bytes, &cursor)
+        var arguments: [String] = []
+        var invalid: Set<Int> = []
+        while cursor < bytes.count {
+            let argument = bytes[cursor] == UInt8(ascii: "\"")
+                ? try quoted(bytes, &cursor)
+                : try unquoted(bytes, &cursor)
+            if arguments.count == maximumArguments { throw .tooManyArguments }
+            if let string = String(validating: argument, as: UTF8.self) {
+                arguments.append(string)
+            } else {
+                invalid.insert(arguments.count)
+                arguments.append(String(decoding: argument, as: UTF8.self))
+            }
+        }
+        return Request(command: command, arguments: arguments, invalidUTF8Arguments: invalid)
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool { byte <= 0x20 }
+
+    private static func skipBlanks(_ bytes: [UInt8], _ cursor: inout Int) {
+        while cursor < bytes.count, isBlank(bytes[cursor]) { cursor += 1 }
+    }
+
+    private static func commandWord(_ bytes: [UInt8], _ cursor: inout Int) throws(Failure) -> String {
+        guard cursor < bytes.count else { throw .badCommandWord("No command given") }
+        guard isLetter(bytes[cursor]) else { throw .badCommandWord("Letter expected") }
+        let start = cursor
+        cursor += 1
+        while cursor < bytes.count, !isBlank(bytes[cursor]) {
+            let byte = bytes[cursor]
+            guard isLetter(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "_") else {
+                throw .badCommandWord("Invalid word character")
+            }
+            cursor += 1
+        }
+        let word = String(decoding: bytes[start..<cursor], as: UTF8.self)
+        skipBlanks(bytes, &cursor)
+        return word
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+    }
+
+    private static func isUnquotedCharacter(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "'")
+    }
+
+    private static func unquoted(_ bytes: [UInt8], _ cursor: inout Int) throws(Failure) -> ArraySlice<UInt8> {
+        let start = cursor
+        while cursor < bytes.count, !isBlank(bytes[cursor]) {
+            guard isUnquotedCharacter(bytes[cursor]) else { throw .badArgument("Invalid unquoted character") }
+            cursor += 1
+        }
+        let word = bytes[start..<cursor]
+        skipBlanks(bytes, &cursor)
+        return word
+    }
+
+    private static func quoted(_ bytes: [UInt8], _ cursor: inout Int) throws(Failure) -> ArraySlice<UInt8> {
+        var value: [UInt8] = []
+        cursor += 1  // the opening quote
+        while true {
+            guard cursor < bytes.count else { throw .badArgument("Missing closing '\"'") }
+            var byte = bytes[cursor]
+            if byte == UInt8(ascii: "\"") { break }
+            if byte == UInt8(ascii: "\\") {
+                cursor += 1
+                guard cursor < bytes.count else { throw .badArgument("Missing closing '\"'") }
+                byte = bytes[cursor]
+            }
+            value.append(byte)
+            cursor += 1
+        }
+        cursor += 1  // the closing quote
+        if cursor < bytes.count, !isBlank(bytes[cursor]) {
+            throw .badArgument("Space expected after closing '\"'")
+        }
+        skipBlanks(bytes, &cursor)
+        return value[...]
+    }
+}
