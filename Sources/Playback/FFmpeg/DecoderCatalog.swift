@@ -1,0 +1,65 @@
+import CFFmpeg
+
+/// What the decoder can play: the file suffixes and MIME types of the installed FFmpeg.
+///
+/// Tonearm decodes everything through FFmpeg, so it reports one plugin, `ffmpeg`, whose lists
+/// are read from FFmpeg itself rather than written down: a distribution's FFmpeg build decides.
+public struct DecoderCatalog: Sendable, Equatable {
+    /// The decoder plugin's name.
+    public let plugin: String
+    /// File name suffixes, lowercase, sorted, without duplicates.
+    public let suffixes: [String]
+    /// MIME types, sorted, without duplicates.
+    public let mimeTypes: [String]
+
+    /// Creates a catalog from explicit lists.
+    public init(plugin: String, suffixes: [String], mimeTypes: [String]) {
+        self.plugin = plugin
+        self.suffixes = suffixes
+        self.mimeTypes = mimeTypes
+    }
+
+    /// Reads the catalog of the linked FFmpeg: every demuxer's extensions and MIME types, plus
+    /// the suffixes of formats FFmpeg plays through a codec rather than a named demuxer (DSD
+    /// and DTS), as MPD's FFmpeg plugin does.
+    public static func ffmpeg() -> DecoderCatalog {
+        var suffixes = Set<String>()
+        var mimeTypes = Set<String>()
+        var demuxerState: UnsafeMutableRawPointer?
+        while let demuxer = av_demuxer_iterate(&demuxerState) {
+            if let extensions = demuxer.pointee.extensions {
+                suffixes.formUnion(commaList(String(cString: extensions)).map { $0.lowercased() })
+            }
+            if let types = demuxer.pointee.mime_type {
+                mimeTypes.formUnion(commaList(String(cString: types)))
+            }
+        }
+        var codecState: UnsafeMutableRawPointer?
+        while let codec = av_codec_iterate(&codecState) {
+            guard av_codec_is_decoder(codec) != 0, let name = codec.pointee.name else { continue }
+            let codecName = String(cString: name)
+            if codecName.hasPrefix("dsd_") {
+                suffixes.formUnion(["dff", "dsf"])
+            } else if codecName == "dca" {
+                suffixes.insert("dts")
+            }
+        }
+        return DecoderCatalog(plugin: "ffmpeg", suffixes: suffixes.sorted(), mimeTypes: mimeTypes.sorted())
+    }
+
+    private static func commaList(_ text: String) -> [String] {
+        text.split(separator: ",").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty }
+    }
+}
+
+/// Versions of the FFmpeg libraries Tonearm is linked with, for `tonearm --version`.
+public enum FFmpegLibrary {
+    /// `libavformat`'s version as `major.minor.micro`.
+    public static var formatVersion: String { versionString(avformat_version()) }
+    /// `libavcodec`'s version as `major.minor.micro`.
+    public static var codecVersion: String { versionString(avcodec_version()) }
+
+    private static func versionString(_ packed: UInt32) -> String {
+        "\(packed >> 16).\((packed >> 8) & 0xFF).\(packed & 0xFF)"
+    }
+}
