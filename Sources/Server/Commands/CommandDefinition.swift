@@ -1,0 +1,93 @@
+public import MPDProtocol
+public import Configuration
+
+/// What a handler returns when it did not fail.
+public enum CommandOutcome: Sendable, Equatable {
+    /// Success: the session answers `OK` (or `list_OK` inside a list).
+    case ok
+    /// Flush what was written and close the connection, answering nothing more (`close`).
+    case close
+    /// Enter idle mode waiting for these subsystems; the answer comes later.
+    case idle(IdleSubsystems)
+}
+
+/// Everything a command handler works with.
+public struct CommandInvocation: Sendable {
+    /// The canonical name of the command being run.
+    public let command: String
+    /// The arguments, unquoted.
+    public let arguments: [String]
+    /// Which arguments were not valid UTF-8 (see ``Request/invalidUTF8Arguments``).
+    public let invalidUTF8Arguments: Set<Int>
+    /// The client's state; handlers may change it.
+    public var session: SessionState
+    /// The response body written so far.
+    public var response: ResponseBuffer
+    /// The server-wide services.
+    public let server: ServerContext
+}
+
+/// A command handler. It writes its output into the invocation and reports failure by
+/// throwing ``MPDError``; any other error becomes `ACK 5` with the error's description.
+public typealias CommandHandler = @Sendable (inout CommandInvocation) async throws -> CommandOutcome
+
+/// One entry of the command table: MPD's `struct command`.
+public struct CommandDefinition: Sendable {
+    /// The command word.
+    public let name: String
+    /// The permissions a client needs to run it.
+    public let permission: Permissions
+    /// The fewest arguments accepted, or `nil` when the count is not checked at all.
+    public let minimumArguments: Int?
+    /// The most arguments accepted, or `nil` for no upper limit.
+    public let maximumArguments: Int?
+    /// The implementation.
+    public let handler: CommandHandler
+
+    /// Creates a definition.
+    /// - Parameters:
+    ///   - arguments: the accepted argument counts; `nil` leaves the count unchecked, as MPD's
+    ///     `-1` minimum does for `close` and `kill`.
+    public init(
+        _ name: String,
+        permission: Permissions,
+        arguments: ArgumentCount?,
+        handler: @escaping CommandHandler
+    ) {
+        self.name = name
+        self.permission = permission
+        switch arguments {
+        case nil: (minimumArguments, maximumArguments) = (nil, nil)
+        case .exactly(let n)?: (minimumArguments, maximumArguments) = (n, n)
+        case .between(let low, let high)?: (minimumArguments, maximumArguments) = (low, high)
+        case .atLeast(let low)?: (minimumArguments, maximumArguments) = (low, nil)
+        }
+        self.handler = handler
+    }
+
+    /// How many arguments a command takes.
+    public enum ArgumentCount: Sendable {
+        /// Exactly this many.
+        case exactly(Int)
+        /// From the first to the second number, both included.
+        case between(Int, Int)
+        /// This many or more.
+        case atLeast(Int)
+    }
+
+    /// MPD's check before the handler runs: permission first, then the argument count.
+    /// - Throws: ``MPDError`` with MPD's message.
+    func check(permissions: Permissions, argumentCount count: Int) throws(MPDError) {
+        guard permissions.isSuperset(of: permission) else {
+            throw MPDError(.permission, "you don't have permission for \(name.mpdQuoted)")
+        }
+        guard let minimum = minimumArguments else { return }
+        if minimum == maximumArguments, count != minimum {
+            throw MPDError(.argument, "wrong number of arguments for \(name.mpdQuoted)")
+        }
+        if count < minimum { throw MPDError(.argument, "too few arguments for \(name.mpdQuoted)") }
+        if let maximum = maximumArguments, count > maximum {
+            throw MPDError(.argument, "too many arguments for \(name.mpdQuoted)")
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import MPDProtocol
+
+/// Runs one command line the way MPD's `command_process` does: tokenize, look up, check
+/// permission and argument count, call the handler, and turn failures into `ACK` lines.
+struct CommandDispatcher: Sendable {
+    /// How running a line ended.
+    enum Result: Equatable {
+        /// The command succeeded.
+        case ok
+        /// The command failed; its `ACK` line is in the response.
+        case failed
+        /// Close the connection after flushing the response.
+        case close
+        /// The client now idles for these subsystems.
+        case idle(IdleSubsystems)
+    }
+
+    let table: CommandTable
+    let server: ServerContext
+
+    /// Runs `line`, appending its output (and its `ACK` line if it fails) to `response`.
+    /// - Parameter index: the position in the command list, for the `ACK`.
+    func run(
+        _ line: [UInt8],
+        index: Int,
+        session: inout SessionState,
+        response: inout ResponseBuffer
+    ) async -> Result {
+        let request: Request
+        do {
+            request = try Tokenizer.tokenize(line)
+        } catch {
+            response.appendRaw(AckLine.format(error.error, index: index, command: ""))
+            if case .badCommandWord = error { return .close }
+            return .failed
+        }
+        guard let definition = table[request.command] else {
+            let error = MPDError(.unknown, "unknown command \(request.command.mpdQuoted)")
+            response.appendRaw(AckLine.format(error, index: index, command: ""))
+            return .failed
+        }
+        do {
+            try definition.check(permissions: session.permissions, argumentCount: request.arguments.count)
+        } catch {
+            response.appendRaw(AckLine.format(error, index: index, command: definition.name))
+            return .failed
+        }
+
+        var invocation = CommandInvocation(
+            command: definition.name,
+            arguments: request.arguments,
+            invalidUTF8Arguments: request.invalidUTF8Arguments,
+            session: session,
+            response: response,
+            server: server
+        )
+        let outcome: CommandOutcome
+        do {
+            outcome = try await definition.handler(&invocation)
+        } catch {
+            // Output written before the failure stays in front of the ACK, as in MPD.
+            let mpdError = error as? MPDError ?? MPDError(.unknown, String(describing: error))
+            session = invocation.session
+            response = invocation.response
+            response.appendRaw(AckLine.format(mpdError, index: index, command: definition.name))
+            return .failed
+        }
+        session = invocation.session
+        response = invocation.response
+        switch outcome {
+        case .ok: return .ok
+        case .close: return .close
+        case .idle(let mask): return .idle(mask)
+        }
+    }
+}

@@ -1,0 +1,115 @@
+public import MPDProtocol
+import Synchronization
+
+/// Carries idle events from every part of the server to the connected clients.
+///
+/// Each session owns an ``IdleInbox``. An event is ORed into the pending set of every inbox
+/// that should see it, from the moment the client connected, whether or not it is idling
+/// (MPD's `Client::idle_flags`). Raising an event never blocks and may happen on any thread.
+public final class IdleBus: Sendable {
+    private let inboxes = Mutex<[ObjectIdentifier: IdleInbox]>([:])
+
+    /// Creates an empty bus.
+    public init() {}
+
+    /// Raises `subsystems` for every connected client.
+    public func emit(_ subsystems: IdleSubsystems) {
+        guard !subsystems.isEmpty else { return }
+        let targets = inboxes.withLock { Array($0.values) }
+        for inbox in targets { inbox.post(subsystems) }
+    }
+
+    /// Raises `subsystems` for the clients of one partition only.
+    public func emit(_ subsystems: IdleSubsystems, partition: String) {
+        guard !subsystems.isEmpty else { return }
+        let targets = inboxes.withLock { Array($0.values) }
+        for inbox in targets where inbox.partition == partition { inbox.post(subsystems) }
+    }
+
+    /// Connects a new inbox; it receives events until ``unregister(_:)``.
+    func register(_ inbox: IdleInbox) {
+        _ = inboxes.withLock { $0.updateValue(inbox, forKey: ObjectIdentifier(inbox)) }
+    }
+
+    /// Disconnects an inbox.
+    func unregister(_ inbox: IdleInbox) {
+        _ = inboxes.withLock { $0.removeValue(forKey: ObjectIdentifier(inbox)) }
+    }
+
+    /// The number of connected inboxes.
+    var count: Int { inboxes.withLock { $0.count } }
+}
+
+/// The idle events waiting for one client, and the wake-up of that client while it idles.
+final class IdleInbox: Sendable {
+    private struct State {
+        var pending: IdleSubsystems = []
+        var waitingFor: IdleSubsystems = []
+        var partition = "default"
+    }
+
+    private let state = Mutex(State())
+    private let wake: @Sendable () -> Void
+
+    /// Creates an inbox.
+    /// - Parameter wake: called (from any thread) when an event arrives that the idling client
+    ///   waits for; the session then collects it with ``collect(_:)``.
+    init(wake: @escaping @Sendable () -> Void) {
+        self.wake = wake
+    }
+
+    /// The partition whose events this client receives.
+    var partition: String {
+        get { state.withLock { $0.partition } }
+        set { state.withLock { $0.partition = newValue } }
+    }
+
+    /// Adds events; wakes the session if it waits for one of them.
+    func post(_ subsystems: IdleSubsystems) {
+        let shouldWake = state.withLock { state -> Bool in
+            state.pending.formUnion(subsystems)
+            guard !state.waitingFor.intersection(subsystems).isEmpty else { return false }
+            // One wake per idle: the session re-arms by calling `beginWaiting` again.
+            state.waitingFor = []
+            return true
+        }
+        if shouldWake { wake() }
+    }
+
+    /// Starts an `idle` for `mask`.
+    /// - Returns: the events already pending for `mask` (now consumed), or `nil` when the client
+    ///   has to wait; in that case the next matching ``post(_:)`` wakes it.
+    func beginWaiting(for mask: IdleSubsystems) -> IdleSubsystems? {
+        state.withLock { state in
+            let ready = state.pending.intersection(mask)
+            if ready.isEmpty {
+                state.waitingFor = mask
+                return nil
+            }
+            state.pending.subtract(ready)
+            return ready
+        }
+    }
+
+    /// Takes the pending events in `mask`, leaving the others pending (MPD 0.24 consumes only
+    /// the subscribed flags), and stops waiting.
+    func collect(_ mask: IdleSubsystems) -> IdleSubsystems {
+        state.withLock { state in
+            let ready = state.pending.intersection(mask)
+            state.pending.subtract(ready)
+            state.waitingFor = []
+            return ready
+        }
+    }
+
+    /// Stops waiting without taking anything (`noidle`).
+    func cancelWaiting() {
+        state.withLock { $0.waitingFor = [] }
+    }
+
+    /// Marks `subsystems` pending without waking anyone: what `partition` does so that the
+    /// client reloads the state of its new partition.
+    func markPending(_ subsystems: IdleSubsystems) {
+        state.withLock { $0.pending.formUnion(subsystems) }
+    }
+}

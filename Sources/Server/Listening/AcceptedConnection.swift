@@ -1,0 +1,16 @@
+import Configuration
+import NIOCore
+
+/// A connection accepted by one of the listeners, set up and ready for its session.
+struct AcceptedConnection: Sendable {
+    /// The connection, reading ``SessionInput`` and writing bytes.
+    let channel: NIOAsyncChannel<SessionInput, ByteBuffer>
+    /// The handle on the connection's input handler (idle wake-ups, timeout).
+    let control: SessionControl
+    /// Whether it came through a Unix socket.
+    let isLocal: Bool
+    /// The permissions it starts with.
+    let permissions: Permissions
+    /// The client's address, for the log.
+    let peer: String
+}

@@ -1,0 +1,124 @@
+import MPDProtocol
+import NIOCore
+
+/// What the session loop receives: a command line from the client, or a wake-up because an
+/// idle event arrived that the client waits for.
+enum SessionInput: Sendable {
+    /// A complete line, without newline and trailing blanks.
+    case line(ByteBuffer)
+    /// An idle event arrived; the session collects it if it is still idling.
+    case idleWake
+}
+
+/// Sits between the line decoder and the session: turns lines into ``SessionInput``, injects
+/// idle wake-ups into the same ordered stream, and enforces `connection_timeout`.
+///
+/// Putting wake-ups in the inbound stream lets one task own the connection: lines and events
+/// are handled strictly in arrival order, with no second reader. The timeout counts from the
+/// last complete line, as MPD's does, and is suspended while the client idles.
+final class SessionInputHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = SessionInput
+
+    private let timeout: TimeAmount?
+    private var context: ChannelHandlerContext?
+    private var lastLine = NIODeadline.now()
+    private var idling = false
+    private var timer: Scheduled<Void>?
+
+    /// Creates the handler.
+    /// - Parameter timeout: the inactivity limit, or `nil` for none.
+    init(timeout: TimeAmount?) {
+        self.timeout = timeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive { armTimer(context: context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        armTimer(context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        lastLine = .now()
+        context.fireChannelRead(wrapInboundOut(.line(unwrapInboundIn(data))))
+    }
+
+    /// Delivers a wake-up to the session. Must run on the channel's event loop.
+    func wake() {
+        context?.fireChannelRead(wrapInboundOut(.idleWake))
+    }
+
+    /// Suspends or resumes the timeout. Must run on the channel's event loop.
+    ///
+    /// Leaving idle restarts the clock, as MPD re-arms its timer after an idle reply.
+    func setIdling(_ idling: Bool) {
+        self.idling = idling
+        if !idling { lastLine = .now() }
+    }
+
+    private func armTimer(context: ChannelHandlerContext) {
+        guard let timeout, timer == nil else { return }
+        scheduleCheck(at: lastLine + timeout, context: context, timeout: timeout)
+    }
+
+    private func scheduleCheck(at deadline: NIODeadline, context: ChannelHandlerContext, timeout: TimeAmount) {
+        let loopBoundSelf = NIOLoopBound(self, eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(deadline: deadline) {
+            loopBoundSelf.value.checkTimeout(timeout: timeout)
+        }
+    }
+
+    private func checkTimeout(timeout: TimeAmount) {
+        guard let context else { return }
+        timer = nil
+        let deadline = idling ? NIODeadline.now() + timeout : lastLine + timeout
+        if !idling, deadline <= .now() {
+            context.close(promise: nil)
+            return
+        }
+        scheduleCheck(at: deadline, context: context, timeout: timeout)
+    }
+}
+
+@available(*, unavailable)
+extension SessionInputHandler: Sendable {}
+
+/// A thread-safe handle on a connection's ``SessionInputHandler``.
+struct SessionControl: Sendable {
+    private let handler: NIOLoopBound<SessionInputHandler>
+    private let eventLoop: any EventLoop
+
+    /// Wraps a handler that lives on `eventLoop`.
+    init(handler: SessionInputHandler, eventLoop: any EventLoop) {
+        self.handler = NIOLoopBound(handler, eventLoop: eventLoop)
+        self.eventLoop = eventLoop
+    }
+
+    /// Wakes the session from any thread.
+    func wake() {
+        let handler = self.handler
+        eventLoop.execute { handler.value.wake() }
+    }
+
+    /// Suspends or resumes the inactivity timeout from any thread.
+    func setIdling(_ idling: Bool) {
+        let handler = self.handler
+        eventLoop.execute { handler.value.setIdling(idling) }
+    }
+}

@@ -1,0 +1,26 @@
+public import Configuration
+public import MPDProtocol
+
+/// What the server knows about one client: its rights and its per-connection settings.
+public struct SessionState: Sendable {
+    /// The commands the client may run.
+    public var permissions: Permissions
+    /// Whether the client came through a Unix socket, which makes it "local" in MPD's sense:
+    /// `config` and file access are allowed.
+    public let isLocal: Bool
+    /// The tags the client asked to see (`tagtypes`); responses show this set intersected with
+    /// the server's `metadata_to_use`.
+    public var tagMask: TagMask = .all
+    /// The largest binary chunk the client accepts (`binarylimit`).
+    public var binaryLimit = 8192
+    /// Protocol features the client switched on (`protocol enable`).
+    public var protocolFeatures: Set<ProtocolFeature> = []
+    /// The partition the client works with.
+    public var partition = "default"
+
+    /// Creates the state of a new connection.
+    public init(permissions: Permissions, isLocal: Bool) {
+        self.permissions = permissions
+        self.isLocal = isLocal
+    }
+}

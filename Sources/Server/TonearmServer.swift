@@ -1,0 +1,194 @@
+public import Configuration
+public import Logging
+import MPDProtocol
+public import NIOCore
+public import NIOPosix
+public import Playback
+public import ServiceLifecycle
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The MPD-protocol server: listens on every configured address and serves each client in its
+/// own session until shutdown.
+public final class TonearmServer: Service {
+    /// The services the sessions share.
+    public let context: ServerContext
+    private let logger: Logger
+    private let eventLoopGroup: any EventLoopGroup
+    private let registry: ConnectionRegistry
+    private let hostPermissions: HostPermissionMatcher
+    private let listeners: ListenerSet
+    private let boundAddresses = Mutex<[SocketAddress]>([])
+
+    /// Creates the server.
+    /// - Parameters:
+    ///   - configuration: the settings, with any command-line overrides applied.
+    ///   - decoders: what the decoder plays, for `decoders`.
+    ///   - idleBus: where the rest of the server raises idle events.
+    ///   - eventLoopGroup: the loops that run the sockets.
+    public init(
+        configuration: TonearmConfiguration,
+        decoders: DecoderCatalog,
+        idleBus: IdleBus = IdleBus(),
+        logger: Logger,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        let registry = ConnectionRegistry(limit: configuration.maxConnections)
+        let listeners = ListenerSet()
+        self.registry = registry
+        self.listeners = listeners
+        self.logger = logger
+        self.eventLoopGroup = eventLoopGroup
+        hostPermissions = HostPermissionMatcher(configuration: configuration)
+        // `kill` stops the server the same way a signal does.
+        context = ServerContext(configuration: configuration, idleBus: idleBus, decoders: decoders) {
+            listeners.closeAll()
+            registry.closeAll()
+        }
+    }
+
+    /// The addresses the server listens on, once ``run()`` has bound them.
+    public var localAddresses: [SocketAddress] { boundAddresses.withLock { $0 } }
+
+    /// Binds every listener, then serves until graceful shutdown or ``stop()``.
+    /// - Throws: when a listener cannot be bound.
+    public func run() async throws {
+        for address in HostPermissionMatcher.unreadableEntries(in: context.configuration) {
+            logger.warning("host_permissions entry ignored, not an IP address or network: \(address)")
+        }
+        let bound = try await bindAll()
+        listeners.set(bound.map { $0.channel.channel })
+        for listener in bound {
+            if let address = listener.channel.channel.localAddress {
+                boundAddresses.withLock { $0.append(address) }
+                logger.notice("Listening on \(address.displayString)")
+            }
+        }
+        let session = ClientSession(server: context, registry: registry, logger: logger)
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                for listener in bound {
+                    group.addTask {
+                        do {
+                            try await listener.channel.executeThenClose { inbound in
+                                try await withThrowingDiscardingTaskGroup { connections in
+                                    for try await connection in inbound {
+                                        connections.addTask { await session.run(connection) }
+                                    }
+                                }
+                            }
+                        } catch {
+                            self.logger.error("listener failed: \(error)")
+                        }
+                        if case .unixSocket(let path) = listener.address { unlink(path) }
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            self.stop()
+        }
+        logger.notice("server stopped")
+    }
+
+    /// Stops listening and closes every client connection; ``run()`` then returns.
+    public func stop() {
+        context.requestShutdown()
+    }
+
+    private struct BoundListener {
+        let address: ListenAddress
+        let channel: NIOAsyncChannel<AcceptedConnection, Never>
+    }
+
+    private func bindAll() async throws -> [BoundListener] {
+        var bound: [BoundListener] = []
+        do {
+            for address in ListenAddress.all(for: context.configuration) {
+                bound.append(BoundListener(address: address, channel: try await bind(address)))
+            }
+        } catch {
+            for listener in bound { try? await listener.channel.channel.close() }
+            throw error
+        }
+        return bound
+    }
+
+    private func bind(_ address: ListenAddress) async throws -> NIOAsyncChannel<AcceptedConnection, Never> {
+        switch address {
+        case .anyInterface(let port):
+            do {
+                return try await tcpBootstrap().bind(host: "::", port: port) { self.accept($0, isLocal: false) }
+            } catch {
+                // No IPv6 on this host: IPv4 alone still serves everyone it can.
+                return try await tcpBootstrap().bind(host: "0.0.0.0", port: port) { self.accept($0, isLocal: false) }
+            }
+        case .host(let host, let port):
+            return try await tcpBootstrap().bind(host: host, port: port) { self.accept($0, isLocal: false) }
+        case .unixSocket(let path):
+            let listener = try await baseBootstrap().bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) {
+                self.accept($0, isLocal: true)
+            }
+            // Any local user may connect, as with MPD's socket; permissions still apply.
+            chmod(path, 0o666)
+            return listener
+        }
+    }
+
+    private func baseBootstrap() -> ServerBootstrap {
+        let maximumOutput = context.configuration.maxOutputBufferSize
+        return ServerBootstrap(group: eventLoopGroup)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: maximumOutput / 2, high: maximumOutput))
+    }
+
+    private func tcpBootstrap() -> ServerBootstrap {
+        baseBootstrap().childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+    }
+
+    /// Sets up the pipeline of an accepted connection; runs on its event loop.
+    private func accept(_ channel: any Channel, isLocal: Bool) -> EventLoopFuture<AcceptedConnection> {
+        channel.eventLoop.makeCompletedFuture {
+            let timeout = context.configuration.connectionTimeout
+            let inputHandler = SessionInputHandler(timeout: timeout > 0 ? .seconds(Int64(timeout)) : nil)
+            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
+            try channel.pipeline.syncOperations.addHandler(inputHandler)
+            let asyncChannel = try NIOAsyncChannel<SessionInput, ByteBuffer>(wrappingChannelSynchronously: channel)
+            let permissions = isLocal
+                ? context.configuration.localPermissions
+                : hostPermissions.permissions(for: channel.remoteAddress)
+            return AcceptedConnection(
+                channel: asyncChannel,
+                control: SessionControl(handler: inputHandler, eventLoop: channel.eventLoop),
+                isLocal: isLocal,
+                permissions: permissions,
+                peer: channel.remoteAddress.map { $0.displayString } ?? "local"
+            )
+        }
+    }
+}
+
+/// The listening sockets, so that shutdown can close them from any thread.
+private final class ListenerSet: Sendable {
+    private let state = Mutex<(channels: [any Channel], closed: Bool)>(([], false))
+
+    /// Records the bound listeners; closes them at once if shutdown came first.
+    func set(_ channels: [any Channel]) {
+        let closed = state.withLock { state in
+            state.channels = channels
+            return state.closed
+        }
+        if closed { for channel in channels { channel.close(promise: nil) } }
+    }
+
+    func closeAll() {
+        let channels = state.withLock { state in
+            state.closed = true
+            return state.channels
+        }
+        for channel in channels { channel.close(promise: nil) }
+    }
+}
