@@ -1,0 +1,98 @@
+import ArgumentParser
+import Configuration
+import Foundation
+import Logging
+import Playback
+import Server
+import ServiceLifecycle
+import UnixSignals
+
+/// `tonearm`: runs the music server in the foreground until SIGTERM, SIGINT or `kill`.
+@main
+struct TonearmCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tonearm",
+        abstract: "A music server for Linux that speaks the MPD protocol.",
+        discussion: """
+            Reads an mpd.conf-style configuration file, listens for MPD clients (mpc, ncmpcpp, \
+            phone apps, python-mpd2 scripts) and serves them until it receives SIGTERM or SIGINT, \
+            or a client sends `kill`. Logs go to standard error, one line per event.
+            """,
+        version: TonearmVersion.description
+    )
+
+    @Option(name: .long, help: "The configuration file (mpd.conf syntax).", completion: .file())
+    var config: String?
+
+    @Option(name: .long, help: "The TCP port; 0 picks a free one and logs it.")
+    var port: Int?
+
+    @Flag(name: .long, help: "Log everything (log_level \"verbose\").")
+    var verbose = false
+
+    func validate() throws {
+        if let port, !(0...65535).contains(port) {
+            throw ValidationError("--port must be between 0 and 65535")
+        }
+    }
+
+    func run() async throws {
+        let loaded: LoadedConfiguration
+        do {
+            loaded = try ConfigurationLoader(environment: ProcessInfo.processInfo.environment).load(file: config)
+        } catch {
+            FileHandle.standardError.write(Data("tonearm: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+        var settings = loaded.configuration
+        if let port { settings.port = port }
+
+        let level = verbose ? .debug : Logger.Level(settings.logLevel)
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "tonearm")
+        if let file = loaded.file { logger.info("configuration loaded from \(file)") }
+        for warning in loaded.warnings { logger.warning("\(warning)") }
+
+        let server = TonearmServer(configuration: settings, decoders: DecoderCatalog.ffmpeg(), logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: server, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
+    }
+}
+
+extension Logger.Level {
+    /// The swift-log level for MPD's `log_level` names.
+    init(_ level: LogLevel) {
+        switch level {
+        case .error: self = .error
+        case .warning: self = .warning
+        case .notice: self = .notice
+        case .info: self = .info
+        case .verbose: self = .debug
+        }
+    }
+}
+
+/// What `tonearm --version` prints.
+enum TonearmVersion {
+    /// The release of this build.
+    static let release = "0.1.0"
+
+    /// The version line and the versions of the libraries it plays and announces with.
+    static var description: String {
+        """
+        tonearm \(release) (MPD protocol 0.24.0)
+        FFmpeg: libavformat \(FFmpegLibrary.formatVersion), libavcodec \(FFmpegLibrary.codecVersion)
+        ALSA: \(ALSALibrary.version)
+        """
+    }
+}
