@@ -51,7 +51,8 @@ public struct ConfigFileParser: Sendable {
     ) throws(ConfigurationError) {
         var openBlock: (name: String, origin: ConfigOrigin, parameters: [ConfigParameter])?
         var number = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift, so both line ends are named.
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             number += 1
             let origin = ConfigOrigin(file: file, line: number)
             var line = ConfigLineScanner(rawLine)

@@ -19,9 +19,10 @@ public struct DecoderCatalog: Sendable, Equatable {
         self.mimeTypes = mimeTypes
     }
 
-    /// Reads the catalog of the linked FFmpeg: every demuxer's extensions and MIME types, plus
-    /// the suffixes of formats FFmpeg plays through a codec rather than a named demuxer (DSD
-    /// and DTS), as MPD's FFmpeg plugin does.
+    /// Reads the catalog of the linked FFmpeg: every demuxer's extensions and MIME types, the
+    /// usual names of audio formats whose demuxer finds them by probing instead of declaring
+    /// extensions (WAV, AIFF, Ogg Opus, …), and the suffixes of formats FFmpeg plays through a
+    /// codec rather than a named demuxer (DSD and DTS), as MPD's FFmpeg plugin does.
     public static func ffmpeg() -> DecoderCatalog {
         var suffixes = Set<String>()
         var mimeTypes = Set<String>()
@@ -32,6 +33,13 @@ public struct DecoderCatalog: Sendable, Equatable {
             }
             if let types = demuxer.pointee.mime_type {
                 mimeTypes.formUnion(commaList(String(cString: types)))
+            }
+            if let name = demuxer.pointee.name {
+                for demuxerName in commaList(String(cString: name)) {
+                    guard let known = probedAudioFormats[demuxerName] else { continue }
+                    suffixes.formUnion(known.suffixes)
+                    mimeTypes.formUnion(known.mimeTypes)
+                }
             }
         }
         var codecState: UnsafeMutableRawPointer?
@@ -46,6 +54,24 @@ public struct DecoderCatalog: Sendable, Equatable {
         }
         return DecoderCatalog(plugin: "ffmpeg", suffixes: suffixes.sorted(), mimeTypes: mimeTypes.sorted())
     }
+
+    /// Audio formats by FFmpeg demuxer name, for demuxers that list few or no extensions or
+    /// MIME types of their own.
+    private static let probedAudioFormats: [String: (suffixes: [String], mimeTypes: [String])] = [
+        "wav": (["wav"], ["audio/wav", "audio/x-wav"]),
+        "w64": (["w64"], []),
+        "aiff": (["aif", "aiff", "aifc"], ["audio/aiff", "audio/x-aiff"]),
+        "ogg": (["ogg", "oga", "opus", "spx"], ["audio/ogg", "audio/opus", "application/ogg"]),
+        "flac": (["flac"], ["audio/flac", "audio/x-flac"]),
+        "mp3": (["mp3"], ["audio/mpeg"]),
+        "mov": (["m4a", "m4b", "mp4", "alac"], ["audio/mp4", "audio/x-m4a"]),
+        "matroska": (["mka", "mkv", "webm"], ["audio/x-matroska", "audio/webm"]),
+        "wv": (["wv"], ["audio/x-wavpack"]),
+        "ape": (["ape"], ["audio/x-ape"]),
+        "asf": (["wma", "asf"], ["audio/x-ms-wma"]),
+        "au": (["au", "snd"], ["audio/basic"]),
+        "caf": (["caf"], ["audio/x-caf"]),
+    ]
 
     private static func commaList(_ text: String) -> [String] {
         text.split(separator: ",").map { String($0.filter { $0 != " " }) }.filter { !$0.isEmpty }

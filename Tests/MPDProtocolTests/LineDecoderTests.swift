@@ -1,0 +1,58 @@
+import MPDProtocol
+import NIOCore
+import NIOTestUtils
+import Testing
+
+@Suite("Line decoder")
+struct LineDecoderTests {
+    @Test("lines survive any split of the input and lose trailing blanks")
+    func dripFed() throws {
+        try ByteToMessageDecoderVerifier.verifyDecoder(
+            stringInputOutputPairs: [
+                ("ping\n", [ByteBuffer(string: "ping")]),
+                ("status\r\n", [ByteBuffer(string: "status")]),
+                ("find artist x \t \n", [ByteBuffer(string: "find artist x")]),
+                ("a\nb\n", [ByteBuffer(string: "a"), ByteBuffer(string: "b")]),
+                ("\n", [ByteBuffer()]),
+                ("  \n", [ByteBuffer()]),
+            ],
+            decoderFactory: { LineDecoder() }
+        )
+    }
+
+    @Test("a line of exactly 8192 bytes with its newline is accepted")
+    func longestLine() throws {
+        var decoder = LineDecoder()
+        var buffer = ByteBuffer(string: String(repeating: "a", count: 8191) + "\n")
+        let line = try decoder.nextLine(&buffer)
+        #expect(line?.readableBytes == 8191)
+        #expect(buffer.readableBytes == 0)
+    }
+
+    @Test("one byte more is refused, whether or not the newline has arrived")
+    func overlongLine() {
+        var decoder = LineDecoder()
+        var complete = ByteBuffer(string: String(repeating: "a", count: 8192) + "\n")
+        #expect(throws: LineDecoder.LineTooLong.self) { try decoder.nextLine(&complete) }
+
+        var partialDecoder = LineDecoder()
+        var partial = ByteBuffer(string: String(repeating: "a", count: 8192))
+        #expect(throws: LineDecoder.LineTooLong.self) { try partialDecoder.nextLine(&partial) }
+    }
+
+    @Test("a partial line waits for its newline")
+    func partial() throws {
+        var decoder = LineDecoder()
+        var buffer = ByteBuffer(string: "pin")
+        #expect(try decoder.nextLine(&buffer) == nil)
+        buffer.writeString("g\n")
+        #expect(try decoder.nextLine(&buffer) == ByteBuffer(string: "ping"))
+    }
+
+    @Test("binary bytes pass through to the framer unchanged")
+    func binary() throws {
+        var decoder = LineDecoder()
+        var buffer = ByteBuffer(bytes: [0xFF, 0x00, 0x80, 0x0A])
+        #expect(try decoder.nextLine(&buffer) == ByteBuffer(bytes: [0xFF, 0x00, 0x80]))
+    }
+}

@@ -1,0 +1,72 @@
+import MPDProtocol
+import NIOCore
+import Testing
+
+@Suite("Responses, ACK lines, names")
+struct ResponseTests {
+    @Test("ACK lines have MPD's layout")
+    func ackLine() {
+        #expect(AckLine.format(MPDError(.argument, "Bad song index"), index: 1, command: "play")
+            == "ACK [2@1] {play} Bad song index\n")
+        #expect(AckLine.format(MPDError(.unknown, "unknown command \"foo\""), index: 0, command: "")
+            == "ACK [5@0] {} unknown command \"foo\"\n")
+    }
+
+    @Test("messages are folded into one line")
+    func sanitizedMessages() {
+        #expect(MPDError(.system, "  read failed:\n\tNo such file  ").message == "read failed: No such file")
+        #expect(MPDError(.system, "plain").message == "plain")
+    }
+
+    @Test("names are quoted the way MPD's {:?} prints them")
+    func quotedNames() {
+        #expect("play".mpdQuoted == "\"play\"")
+        #expect("a\"b\\c".mpdQuoted == #""a\"b\\c""#)
+    }
+
+    @Test("key-value lines, line breaks in values, binary chunks")
+    func responseBuffer() {
+        var response = ResponseBuffer()
+        response.append("file", "a/b.flac")
+        response.append("Title", "two\nlines")
+        response.append("Time", 42)
+        response.appendBinary([0x00, 0x0A, 0xFF])
+        response.appendRaw("OK\n")
+        let expected: [UInt8] = Array("file: a/b.flac\nTitle: two lines\nTime: 42\nbinary: 3\n".utf8)
+            + [0x00, 0x0A, 0xFF, 0x0A] + Array("OK\n".utf8)
+        #expect(Array(response.bytes.readableBytesView) == expected)
+        let taken = response.take()
+        #expect(taken.readableBytes == expected.count)
+        #expect(response.count == 0)
+    }
+
+    @Test("idle subsystem names, case-insensitive, in bit order")
+    func idleSubsystems() {
+        #expect(IdleSubsystems(name: "PLAYER") == .player)
+        #expect(IdleSubsystems(name: "stored_playlist") == .storedPlaylist)
+        #expect(IdleSubsystems(name: "foo") == nil)
+        #expect(([.partition, .database, .mixer] as IdleSubsystems).memberNames == ["database", "mixer", "partition"])
+        #expect(IdleSubsystems.all.memberNames.count == 14)
+    }
+
+    @Test("tag names and masks")
+    func tags() {
+        #expect(TagType(name: "albumartist") == .albumArtist)
+        #expect(TagType(name: "musicbrainz_trackid") == .musicBrainzTrackID)
+        #expect(TagType(name: "nope") == nil)
+        #expect(TagType.allCases.count == 35)
+        #expect(!TagMask.defaultMetadata.contains(.comment))
+        #expect(TagMask.defaultMetadata.tags.count == 34)
+        let mask = TagMask([.title, .artist])
+        #expect(mask.tags == [.artist, .title])
+        #expect(mask.union(TagMask([.album])).tags == [.artist, .album, .title])
+        #expect(mask.subtracting(TagMask([.artist])).tags == [.title])
+        #expect(TagMask.all.intersection(mask) == mask)
+    }
+
+    @Test("protocol features")
+    func features() {
+        #expect(ProtocolFeature(name: "HIDE_playlists_in_root") == .hidePlaylistsInRoot)
+        #expect(ProtocolFeature(name: "binary") == nil)
+    }
+}

@@ -1,0 +1,54 @@
+import Configuration
+import MPDProtocol
+import Testing
+
+@testable import Server
+
+@Suite("Command table")
+struct CommandTableTests {
+    @Test("the table is sorted and holds exactly the implemented commands")
+    func standardTable() {
+        let names = CommandTable.standard.definitions.map(\.name)
+        #expect(names == names.sorted())
+        #expect(Set(names) == [
+            "binarylimit", "close", "commands", "config", "decoders", "idle", "kill", "notcommands",
+            "password", "ping", "protocol", "tagtypes", "urlhandlers",
+        ])
+    }
+
+    @Test("lookup is case-sensitive, as MPD's strcmp")
+    func lookup() {
+        #expect(CommandTable.standard["ping"] != nil)
+        #expect(CommandTable.standard["Ping"] == nil)
+    }
+
+    @Test("permission and argument checks give MPD's messages in MPD's order")
+    func checks() {
+        let ping = CommandTable.standard["ping"]!
+        let idle = CommandTable.standard["idle"]!
+        let kill = CommandTable.standard["kill"]!
+        #expect(throws: MPDError(.argument, "wrong number of arguments for \"ping\"")) {
+            try ping.check(permissions: .all, argumentCount: 1)
+        }
+        #expect(throws: MPDError(.permission, "you don't have permission for \"idle\"")) {
+            try idle.check(permissions: .none, argumentCount: 99)
+        }
+        #expect(throws: Never.self) { try kill.check(permissions: .all, argumentCount: 80) }
+        let ranged = CommandDefinition("x", permission: .none, arguments: .between(1, 2)) { _ in .ok }
+        #expect(throws: MPDError(.argument, "too few arguments for \"x\"")) {
+            try ranged.check(permissions: .none, argumentCount: 0)
+        }
+        #expect(throws: MPDError(.argument, "too many arguments for \"x\"")) {
+            try ranged.check(permissions: .none, argumentCount: 3)
+        }
+    }
+
+    @Test("commands and notcommands split the table by permission")
+    func permissionSplit() {
+        let table = CommandTable.standard
+        let anonymous = table.names(allowedFor: .none)
+        #expect(anonymous == ["binarylimit", "close", "commands", "notcommands", "password", "ping", "protocol", "tagtypes"])
+        #expect(table.names(deniedFor: .none) == ["config", "decoders", "idle", "kill", "urlhandlers"])
+        #expect(table.names(deniedFor: .all) == [])
+    }
+}
