@@ -1,0 +1,22 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// libFuzzer targets for Tonearm's pure parsers. Built separately from the main package because
+// every target here is compiled with the fuzzer and address sanitizers:
+//   swift build -c release --sanitize=fuzzer --sanitize=address
+// Sources/MPDProtocol and Sources/Configuration link to the main package's modules, so the fuzzers test the same code.
+let package = Package(
+    name: "TonearmFuzz",
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        .target(
+            name: "MPDProtocol",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")]
+        ),
+        .target(name: "Configuration"),
+        .executableTarget(name: "FuzzRequestFraming", dependencies: ["MPDProtocol"]),
+        .executableTarget(name: "FuzzConfigParser", dependencies: ["Configuration"]),
+    ]
+)
