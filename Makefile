@@ -1,0 +1,67 @@
+# Tonearm — build, run and test.
+#
+#   make run    install what is missing, build (release) and run with conf/tonearm.conf
+#   make test   install what the tests need and run every test: unit, integration, conformance
+#
+# Everything that installs uses apt-get and runs only when a package is missing.
+
+SWIFT         ?= swift
+PYTHON        ?= /usr/bin/python3
+PREFIX        ?= /usr/local
+CONFIG        ?= conf/tonearm.conf
+SUDO          := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
+                  libasound2-dev libavahi-client-dev libsqlite3-dev
+TEST_PACKAGES  := $(BUILD_PACKAGES) python3 python3-pytest python3-mpd mpd mpc ffmpeg
+
+# Installs the packages named in $(1) that dpkg does not have yet.
+define apt_install
+	@missing="$$(for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done)"; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing:" $$missing; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+endef
+
+.PHONY: all deps test-deps build build-debug run test unit integration conformance fuzz fuzz-short clean
+
+all: build
+
+deps:
+	$(call apt_install,$(BUILD_PACKAGES))
+
+test-deps:
+	$(call apt_install,$(TEST_PACKAGES))
+
+build: deps
+	$(SWIFT) build -c release --product tonearm
+
+build-debug: deps
+	$(SWIFT) build --product tonearm
+
+run: build
+	.build/release/tonearm --config $(CONFIG)
+
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory unit integration conformance fuzz-short
+
+unit:
+	$(SWIFT) test --skip-build
+
+integration:
+	TONEARM_BIN=$(CURDIR)/.build/debug/tonearm $(PYTHON) -m pytest -q Tests/Integration
+
+conformance:
+	$(PYTHON) Tests/Conformance/run.py --tonearm $(CURDIR)/.build/debug/tonearm
+
+fuzz:
+	$(MAKE) -C Fuzz run SECONDS=$${SECONDS_PER_TARGET:-60}
+
+fuzz-short:
+	$(MAKE) -C Fuzz run SECONDS=10
+
+clean:
+	rm -rf .build Fuzz/.build
