@@ -26,8 +26,10 @@ public struct Request: Sendable, Equatable {
 /// above 0x20 that contains neither `"` nor `'`, or a double-quoted string in which a backslash
 /// escapes the next byte and whose closing quote must be followed by a blank or the end.
 public enum Tokenizer {
-    /// The most arguments one command may have: `2 + 36 * 2` in MPD.
-    public static let maximumArguments = 74
+    /// The most arguments one command may have. MPD's `COMMAND_ARGV_MAX` is `2 + 36 * 2` = 74
+    /// in 0.24, and it counts the command name too (checked against MPD 0.23, whose 31 tags
+    /// give 64: 63 arguments pass, the 64th is too many).
+    public static let maximumArguments = 73
 
     /// Why a line could not be tokenized.
     public enum Failure: Error, Sendable, Equatable {

@@ -79,11 +79,11 @@ struct TokenizerTests {
         #expect(failure(#"find "a"b"#) == .badArgument("Space expected after closing '\"'"))
     }
 
-    @Test("74 arguments are accepted, the 75th is too many")
+    @Test("73 arguments are accepted, the 74th is too many (MPD counts the command name)")
     func argumentLimit() throws {
-        let args74 = Array(repeating: "a", count: 74).joined(separator: " ")
-        #expect(try tokens("ping " + args74).arguments.count == 74)
-        #expect(failure("ping " + args74 + " a") == .tooManyArguments)
+        let args73 = Array(repeating: "a", count: 73).joined(separator: " ")
+        #expect(try tokens("ping " + args73).arguments.count == 73)
+        #expect(failure("ping " + args73 + " a") == .tooManyArguments)
         #expect(Tokenizer.Failure.tooManyArguments.error == MPDError(.argument, "Too many arguments"))
     }
 
