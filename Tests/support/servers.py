@@ -50,6 +50,8 @@ class _Server:
         )
 
     def _launch(self, command: list[str]):
+        with self._lock:
+            self._lines = []
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE, cwd=self.workdir)
         threading.Thread(target=self._collect, daemon=True).start()
