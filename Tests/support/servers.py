@@ -97,7 +97,7 @@ class TonearmServer(_Server):
     def __init__(self, workdir: Path, binary: str | None = None, extra_config: str = "",
                  args=(), music_dir: Path | None = None, bind: str = 'bind_to_address "127.0.0.1"\n'):
         super().__init__(workdir, extra_config, music_dir)
-        self.binary = binary or os.environ.get("TONEARM_BIN") or str(REPO / ".build/debug/tonearm")
+        self.binary = str(Path(binary or os.environ.get("TONEARM_BIN") or REPO / ".build/debug/tonearm").resolve())
         self.args = list(args)
         self.bind = bind
         self.unix_socket = None

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Conformance runner: plays scripted sessions against Debian's MPD and Tonearm on the same
+music folder and fails on any difference that the allow-list does not explain.
+
+Session files (sessions/*.session), one step per line:
+    > LINE            send LINE and a newline; record the response up to OK/ACK (or a close)
+    >send LINE        send LINE and a newline without waiting (lines inside a command list)
+    >raw HEX          send these bytes (hex); record nothing yet
+    ?response         record the response that follows (after >raw)
+    ?closed           record whether the server closes the connection now, and any bytes it sent
+    ?quiet SECONDS    record whether nothing arrives for SECONDS
+    >> connection N   switch to connection N (opened, and its greeting recorded, on first use)
+    # comment
+Transcripts hold what was sent and every line received. Before comparing, the greeting's
+version is normalised (MPD 0.23 greets with its own protocol version).
+
+allowlist.txt lists intended differences: `SESSION: REASON`; an allowed session's difference is
+shown as "allowed" with its reason instead of failing.
+"""
+import argparse
+import difflib
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from support.servers import Connection, MPDServer, TonearmServer  # noqa: E402
+
+NORMALISE = [
+    (re.compile(r"^OK MPD \d+\.\d+\.\d+$"), "OK MPD <version>"),
+    (re.compile(r"^(uptime|playtime|db_update|Last-Modified|Added): .*$"), r"\1: <masked>"),
+]
+
+
+def normalise(line: str) -> str:
+    for pattern, replacement in NORMALISE:
+        line = pattern.sub(replacement, line)
+    return line
+
+
+def play(session: Path, server) -> list[str]:
+    connections: dict[str, Connection] = {}
+    transcript: list[str] = []
+    current = None
+
+    def use(name):
+        nonlocal current
+        if name not in connections:
+            connections[name] = Connection.connect(server.host, server.port)
+            transcript.append(f"[{name}] greeting: {normalise(connections[name].greeting or '<closed>')}")
+        current = connections[name]
+
+    def record_response():
+        try:
+            lines = current.read_response(timeout=5)
+        except TimeoutError:
+            transcript.append("  <no answer within 5 s>")
+            return
+        if not lines or not (lines[-1] == "OK" or lines[-1].startswith("ACK ")):
+            lines.append("<closed>")
+        transcript.extend("  " + normalise(line) for line in lines)
+
+    use("1")
+    try:
+        for raw in session.read_text().splitlines():
+            step = raw.rstrip("\n")
+            if not step.strip() or step.startswith("#"):
+                continue
+            if step.startswith(">> connection "):
+                use(step.removeprefix(">> connection ").strip())
+            elif step.startswith(">send "):
+                transcript.append(f"> {step[6:]}")
+                current.send(step[6:].encode() + b"\n")
+            elif step.startswith(">raw "):
+                data = bytes.fromhex(step.removeprefix(">raw ").replace(" ", ""))
+                transcript.append(f"> raw {len(data)} bytes")
+                current.send(data)
+            elif step.startswith("> ") or step == ">":
+                line = step[2:]
+                transcript.append(f"> {line}")
+                current.send(line.encode() + b"\n")
+                record_response()
+            elif step == "?response":
+                record_response()
+            elif step == "?closed":
+                result = current.expect_closed(timeout=5)
+                transcript.append("  <closed>" if result is True else f"  <open, sent {result!r}>")
+            elif step.startswith("?quiet "):
+                quiet = current.nothing_within(float(step.split()[1]))
+                transcript.append("  <quiet>" if quiet else "  <answered>")
+            else:
+                raise ValueError(f"{session.name}: cannot read step {step!r}")
+    finally:
+        for connection in connections.values():
+            connection.close()
+    return transcript
+
+
+def read_allowlist() -> dict[str, str]:
+    allowed = {}
+    for line in (HERE / "allowlist.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, reason = line.split(":", 1)
+            allowed[name.strip()] = reason.strip()
+    return allowed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tonearm", required=True, help="the tonearm binary")
+    parser.add_argument("--mpd", default="/usr/bin/mpd")
+    parser.add_argument("--session", action="append", help="run only these sessions (names without .session)")
+    parser.add_argument("--verbose", action="store_true", help="print every transcript")
+    args = parser.parse_args()
+
+    if not Path(args.mpd).exists():
+        print(f"conformance: {args.mpd} is missing; `make test-deps` installs Debian's mpd", file=sys.stderr)
+        return 2
+    sessions = sorted(HERE.glob("sessions/*.session"))
+    if args.session:
+        sessions = [s for s in sessions if s.stem in args.session]
+    allowed = read_allowlist()
+    passed = failed = 0
+    with tempfile.TemporaryDirectory(prefix="tonearm-conformance-") as work:
+        work = Path(work)
+        music = work / "music"
+        music.mkdir()
+        for session in sessions:
+            # Fresh servers per session, so one session's state cannot leak into the next.
+            with MPDServer(work / f"mpd-{session.stem}", music_dir=music, binary=args.mpd) as mpd_server, \
+                    TonearmServer(work / f"tonearm-{session.stem}", binary=args.tonearm, music_dir=music) as tonearm:
+                expected = play(session, mpd_server)
+                actual = play(session, tonearm)
+            if args.verbose:
+                print("\n".join(actual))
+            if expected == actual:
+                print(f"PASS {session.stem}")
+                passed += 1
+                continue
+            diff = "\n".join(difflib.unified_diff(expected, actual, "mpd", "tonearm", lineterm=""))
+            if session.stem in allowed:
+                print(f"PASS {session.stem} (allowed difference: {allowed[session.stem]})")
+                if args.verbose:
+                    print(diff)
+                passed += 1
+            else:
+                print(f"FAIL {session.stem}\n{diff}")
+                failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
