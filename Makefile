@@ -25,7 +25,7 @@ define apt_install
 	fi
 endef
 
-.PHONY: all deps test-deps build build-debug run test unit integration conformance fuzz fuzz-short clean
+.PHONY: all deps test-deps build build-debug run test unit integration conformance fuzz fuzz-short bench clean
 
 all: build
 
@@ -56,6 +56,10 @@ integration:
 
 conformance:
 	$(PYTHON) Tests/Conformance/run.py --tonearm $(CURDIR)/.build/debug/tonearm
+
+# Side by side with Debian's MPD on loopback; paste the table into docs/benchmarks.md.
+bench: test-deps build
+	$(PYTHON) Tests/Bench/bench.py --tonearm $(CURDIR)/.build/release/tonearm
 
 fuzz:
 	$(MAKE) -C Fuzz run SECONDS=$${SECONDS_PER_TARGET:-60}

@@ -78,18 +78,19 @@ public struct RequestFramer: Sendable {
         if isNoidleWord { return .noidle }
         if isIdle { return .close(.commandDuringIdle) }
 
-        if var current = list {
+        if list != nil {
             if line.elementsEqual("command_list_end".utf8) {
+                let finished = list!
                 list = nil
-                return .executeList(current.lines, okMode: current.okMode)
+                return .executeList(finished.lines, okMode: finished.okMode)
             }
-            current.size += line.count + 1
-            if current.size > maximumListSize {
+            if list!.size + line.count + 1 > maximumListSize {
                 list = nil
                 return .close(.commandListTooLarge)
             }
-            current.lines.append(Array(line))
-            list = current
+            // Appended in place: a mutated copy would copy every collected line each time.
+            list!.size += line.count + 1
+            list!.lines.append(Array(line))
             return .collect
         }
         if line.elementsEqual("command_list_begin".utf8) {

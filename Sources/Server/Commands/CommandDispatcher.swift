@@ -51,9 +51,12 @@ struct CommandDispatcher: Sendable {
             arguments: request.arguments,
             invalidUTF8Arguments: request.invalidUTF8Arguments,
             session: session,
-            response: response,
+            response: ResponseBuffer(),
             server: server
         )
+        // Moved in and out rather than copied: a second reference to the response would make
+        // every write copy it, and a long command list quadratic.
+        swap(&invocation.response, &response)
         let outcome: CommandOutcome
         do {
             outcome = try await definition.handler(&invocation)
@@ -61,12 +64,12 @@ struct CommandDispatcher: Sendable {
             // Output written before the failure stays in front of the ACK, as in MPD.
             let mpdError = error as? MPDError ?? MPDError(.unknown, String(describing: error))
             session = invocation.session
-            response = invocation.response
+            swap(&invocation.response, &response)
             response.appendRaw(AckLine.format(mpdError, index: index, command: definition.name))
             return .failed
         }
         session = invocation.session
-        response = invocation.response
+        swap(&invocation.response, &response)
         switch outcome {
         case .ok: return .ok
         case .close: return .close

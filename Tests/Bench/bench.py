@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark of Tonearm and Debian's MPD on loopback (`make bench`).
+
+Both servers get the same configuration shape (loopback, null output, same empty music folder)
+and the same workloads from this process. Each workload runs several times and the median
+counts; the table gives each server's figure and MPD's time divided by Tonearm's (above 1 means
+Tonearm is faster). Resident memory is read from /proc after the runs.
+
+Workloads of the foundation (connection level):
+  ping_roundtrips    one connection, N sequential `ping` round trips
+  connect_greet      N connections: connect, read the greeting, `close`
+  command_list       one `command_list_ok_begin` of N `ping`s, answered as one response
+  concurrent_ping    C connections at once, each doing M `ping` round trips
+"""
+import argparse
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from support.servers import MPDServer, TonearmServer  # noqa: E402
+
+
+def connect(port):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    f = s.makefile("rb")
+    greeting = f.readline()
+    assert greeting.startswith(b"OK MPD "), greeting
+    return s, f
+
+
+def ping_roundtrips(port, n):
+    s, f = connect(port)
+    start = time.perf_counter()
+    for _ in range(n):
+        s.sendall(b"ping\n")
+        if f.readline() != b"OK\n":
+            raise RuntimeError("bad ping answer")
+    elapsed = time.perf_counter() - start
+    s.close()
+    return elapsed
+
+
+def connect_greet(port, n):
+    start = time.perf_counter()
+    for _ in range(n):
+        s, f = connect(port)
+        s.sendall(b"close\n")
+        f.read()
+        s.close()
+    return time.perf_counter() - start
+
+
+def command_list(port, n):
+    s, f = connect(port)
+    request = b"command_list_ok_begin\n" + b"ping\n" * n + b"command_list_end\n"
+    start = time.perf_counter()
+    # Sent from a thread: the answers arrive while the request is still going out, and a
+    # client that only writes would fill both socket buffers and stall.
+    sender = threading.Thread(target=s.sendall, args=(request,))
+    sender.start()
+    for _ in range(n):
+        if f.readline() != b"list_OK\n":
+            raise RuntimeError("bad list answer")
+    if f.readline() != b"OK\n":
+        raise RuntimeError("bad list end")
+    sender.join()
+    elapsed = time.perf_counter() - start
+    s.close()
+    return elapsed
+
+
+def concurrent_ping(port, clients, each):
+    errors = []
+    barrier = threading.Barrier(clients + 1)
+
+    def worker():
+        try:
+            s, f = connect(port)
+            barrier.wait()
+            for _ in range(each):
+                s.sendall(b"ping\n")
+                if f.readline() != b"OK\n":
+                    raise RuntimeError("bad ping answer")
+            s.close()
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    barrier.wait()
+    start = time.perf_counter()
+    for t in threads:
+        t.join()
+    if errors:
+        raise RuntimeError(f"{len(errors)} clients failed: {errors[0]}")
+    return time.perf_counter() - start
+
+
+def rss_kib(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+WORKLOADS = [
+    ("ping_roundtrips", "round trips/s", lambda port, scale: ping_roundtrips(port, 20000 * scale), 20000),
+    ("connect_greet", "connections/s", lambda port, scale: connect_greet(port, 2000 * scale), 2000),
+    ("command_list", "commands/s", lambda port, scale: command_list(port, 20000 * scale), 20000),
+    ("concurrent_ping", "round trips/s", lambda port, scale: concurrent_ping(port, 50, 400 * scale), 50 * 400),
+]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tonearm", required=True, help="the tonearm binary (a release build)")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--scale", type=int, default=1)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="tonearm-bench-") as work:
+        work = Path(work)
+        music = work / "music"
+        music.mkdir()
+        results = {}
+        for name, make in (("mpd", lambda: MPDServer(work / "mpd", music_dir=music, extra_config='max_connections "200"\n')),
+                           ("tonearm", lambda: TonearmServer(work / "tonearm", binary=args.tonearm, music_dir=music,
+                                                             extra_config='max_connections "200"\n'))):
+            (work / name).mkdir()
+            with make() as server:
+                ping_roundtrips(server.port, 2000)  # warm up
+                for workload, _, run, _ in WORKLOADS:
+                    times = [run(server.port, args.scale) for _ in range(args.runs)]
+                    results[(name, workload)] = statistics.median(times)
+                results[(name, "rss")] = rss_kib(server.process.pid)
+
+    print(f"| workload | unit | MPD | Tonearm | MPD time / Tonearm time |")
+    print(f"|---|---|---|---|---|")
+    for workload, unit, _, count in WORKLOADS:
+        mpd, tonearm = results[("mpd", workload)], results[("tonearm", workload)]
+        total = count * args.scale
+        print(f"| {workload} | {unit} | {total / mpd:,.0f} | {total / tonearm:,.0f} | {mpd / tonearm:.2f} |")
+    mpd, tonearm = results[("mpd", "rss")], results[("tonearm", "rss")]
+    print(f"| resident memory after the runs | MiB | {mpd / 1024:.1f} | {tonearm / 1024:.1f} | {mpd / tonearm:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
