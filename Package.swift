@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // System libraries. Each has a shim.h for what Swift cannot import (macros, variadics).
@@ -45,6 +46,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "MediaLibrary",
+            dependencies: [
+                "CFFmpeg", "MPDProtocol",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Playback",
             dependencies: ["CFFmpeg", "CALSA"],
             swiftSettings: strictSettings
@@ -57,7 +67,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "MPDProtocol", "Configuration", "Playback",
+                "MPDProtocol", "Configuration", "Playback", "MediaLibrary",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -68,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "tonearm",
             dependencies: [
-                "Server", "Configuration", "Playback",
+                "Server", "Configuration", "Playback", "MediaLibrary",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -84,6 +94,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MediaLibraryTests",
+            dependencies: ["MediaLibrary", "MPDProtocol", "CFFmpeg"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strictSettings),

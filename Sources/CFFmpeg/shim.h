@@ -15,3 +15,23 @@ static const int TONEARM_AVERROR_EAGAIN = AVERROR(EAGAIN);
 static const int TONEARM_AVERROR_INVALIDDATA = AVERROR_INVALIDDATA;
 static const int64_t TONEARM_AV_NOPTS_VALUE = AV_NOPTS_VALUE;
 static inline AVRational tonearm_av_time_base_q(void) { return AV_TIME_BASE_Q; }
+
+/* Metadata reading (MediaLibrary/Tags). */
+static const int TONEARM_AV_DISPOSITION_ATTACHED_PIC = AV_DISPOSITION_ATTACHED_PIC;
+
+/* The sample formats the decoder for `id` declares, terminated by AV_SAMPLE_FMT_NONE, or NULL when
+   there is no decoder or it does not say. Lets the scanner name a file's sample format without
+   opening a decoder; kept in C because the field is deprecated in FFmpeg 7.1. */
+static inline const enum AVSampleFormat *tonearm_decoder_sample_formats(enum AVCodecID id) {
+    const AVCodec *codec = avcodec_find_decoder(id);
+    if (codec == NULL) return NULL;
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(61, 13, 100)
+    const void *formats = NULL;
+    int count = 0;
+    if (avcodec_get_supported_config(NULL, codec, AV_CODEC_CONFIG_SAMPLE_FORMAT, 0, &formats, &count) < 0)
+        return NULL;
+    return (const enum AVSampleFormat *)formats;
+#else
+    return codec->sample_fmts;
+#endif
+}

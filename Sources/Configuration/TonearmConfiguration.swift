@@ -91,8 +91,8 @@ public struct TonearmConfiguration: Sendable, Equatable {
     /// `metadata_to_use`: the tag names to read, or nil for every tag but `comment` (MPD's default).
     public var metadataToUse: [String]?
     /// `album_art_names`: file names `albumart` tries after MPD's `cover.{png,jpg,jxl,webp}`
-    /// (a Tonearm option; MPD has a fixed list).
-    public var albumArtNames: [String] = []
+    /// (a Tonearm option; MPD has a fixed list), compared ignoring case.
+    public var albumArtNames: [String] = ["folder.jpg", "folder.png", "front.jpg"]
     /// `save_absolute_paths_in_playlists`.
     public var saveAbsolutePathsInPlaylists = false
     /// `sticker_play_stats`: keep `playCount`, `lastPlayed` and `skipCount` stickers (a Tonearm

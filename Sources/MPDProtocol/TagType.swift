@@ -105,3 +105,34 @@ public enum ProtocolFeature: String, CaseIterable, Sendable, Hashable {
         self = feature
     }
 }
+
+extension TagMask {
+    /// The tags a `metadata_to_use` setting selects (MPD's `TagLoadConfig`): `nil` for the
+    /// default, `none` for no tag, names for exactly those, or `+NAME`/`-NAME` entries that
+    /// edit the default. Unknown names are ignored.
+    public init(metadataToUse names: [String]?) {
+        guard let names else {
+            self = .defaultMetadata
+            return
+        }
+        let incremental = names.contains { $0.hasPrefix("+") || $0.hasPrefix("-") }
+        var mask: TagMask = incremental ? .defaultMetadata : .none
+        for entry in names {
+            let trimmed = entry.trimmingSpaces
+            if trimmed.lowercased() == "none" { continue }
+            if trimmed.hasPrefix("-"), let tag = TagType(name: String(trimmed.dropFirst())) {
+                mask = mask.subtracting(TagMask([tag]))
+            } else if let tag = TagType(name: trimmed.hasPrefix("+") ? String(trimmed.dropFirst()) : trimmed) {
+                mask = mask.union(TagMask([tag]))
+            }
+        }
+        self = mask
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces.
+    fileprivate var trimmingSpaces: String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}

@@ -1,6 +1,7 @@
 public import Configuration
 public import MPDProtocol
 public import Playback
+public import MediaLibrary
 
 /// The services every session shares: configuration, the idle bus, the command table.
 public final class ServerContext: Sendable {
@@ -14,6 +15,10 @@ public final class ServerContext: Sendable {
     public let metadataTags: TagMask
     /// What the decoder understands, for `decoders`.
     public let decoders: DecoderCatalog
+    /// The music database; `nil` when none could be opened (commands answer `No database`).
+    public let library: MediaLibrary?
+    /// When the server started, for `stats`' `uptime`.
+    public let startTime = ContinuousClock.now
     private let shutdown: @Sendable () -> Void
 
     /// Creates the shared context.
@@ -24,14 +29,22 @@ public final class ServerContext: Sendable {
         commands: CommandTable = .standard,
         metadataTags: TagMask = .defaultMetadata,
         decoders: DecoderCatalog,
+        library: MediaLibrary? = nil,
         shutdown: @escaping @Sendable () -> Void
     ) {
+        self.library = library
         self.configuration = configuration
         self.idleBus = idleBus
         self.commands = commands
         self.metadataTags = metadataTags
         self.decoders = decoders
         self.shutdown = shutdown
+    }
+
+    /// The library, or `ACK 50 No database` when the server has none.
+    public func requireLibrary() throws(MPDError) -> MediaLibrary {
+        guard let library else { throw MPDError(.noExist, "No database") }
+        return library
     }
 
     /// Asks the server to shut down cleanly.

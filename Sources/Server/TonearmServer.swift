@@ -4,6 +4,7 @@ import MPDProtocol
 public import NIOCore
 public import NIOPosix
 public import Playback
+public import MediaLibrary
 public import ServiceLifecycle
 import Synchronization
 
@@ -27,11 +28,13 @@ public final class TonearmServer: Service {
     /// - Parameters:
     ///   - configuration: the settings, with any command-line overrides applied.
     ///   - decoders: what the decoder plays, for `decoders`.
+    ///   - library: the music database.
     ///   - idleBus: where the rest of the server raises idle events.
     ///   - eventLoopGroup: the loops that run the sockets.
     public init(
         configuration: TonearmConfiguration,
         decoders: DecoderCatalog,
+        library: MediaLibrary? = nil,
         idleBus: IdleBus = IdleBus(),
         logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
@@ -44,7 +47,13 @@ public final class TonearmServer: Service {
         self.eventLoopGroup = eventLoopGroup
         hostPermissions = HostPermissionMatcher(configuration: configuration)
         // `kill` stops the server the same way a signal does.
-        context = ServerContext(configuration: configuration, idleBus: idleBus, decoders: decoders) {
+        context = ServerContext(
+            configuration: configuration,
+            idleBus: idleBus,
+            metadataTags: TagMask(metadataToUse: configuration.metadataToUse),
+            decoders: decoders,
+            library: library
+        ) {
             listeners.closeAll()
             registry.closeAll()
         }

@@ -2,6 +2,8 @@ import ArgumentParser
 import Configuration
 import Foundation
 import Logging
+import MediaLibrary
+import MPDProtocol
 import Playback
 import Server
 import ServiceLifecycle
@@ -57,7 +59,19 @@ struct TonearmCommand: AsyncParsableCommand {
         if let file = loaded.file { logger.info("configuration loaded from \(file)") }
         for warning in loaded.warnings { logger.warning("\(warning)") }
 
-        let server = TonearmServer(configuration: settings, decoders: DecoderCatalog.ffmpeg(), logger: logger)
+        let decoders = DecoderCatalog.ffmpeg()
+        let idleBus = IdleBus()
+        let library = openLibrary(settings, decoders: decoders, idleBus: idleBus, logger: logger)
+        let server = TonearmServer(
+            configuration: settings, decoders: decoders, library: library, idleBus: idleBus, logger: logger
+        )
+        if let library {
+            do {
+                try library.updateIfNew()
+            } catch {
+                logger.error("cannot read the database: \(error)")
+            }
+        }
         let group = ServiceGroup(
             configuration: .init(
                 services: [.init(service: server, successTerminationBehavior: .gracefullyShutdownGroup)],
@@ -66,6 +80,36 @@ struct TonearmCommand: AsyncParsableCommand {
             )
         )
         try await group.run()
+    }
+}
+
+/// Opens the music database, or logs why not and runs without one (commands then answer
+/// `No database`, as MPD does).
+private func openLibrary(
+    _ settings: TonearmConfiguration,
+    decoders: DecoderCatalog,
+    idleBus: IdleBus,
+    logger: Logger
+) -> MediaLibrary? {
+    var librarySettings = MediaLibrary.Settings(
+        musicDirectory: settings.musicDirectory,
+        databasePath: settings.dbFile,
+        songSuffixes: Set(decoders.suffixes),
+        tagMask: TagMask(metadataToUse: settings.metadataToUse)
+    )
+    librarySettings.followInsideSymlinks = settings.followInsideSymlinks
+    librarySettings.followOutsideSymlinks = settings.followOutsideSymlinks
+    librarySettings.albumArtNames = settings.albumArtNames
+    do {
+        return try MediaLibrary(settings: librarySettings, logger: logger) { event in
+            switch event {
+            case .update: idleBus.emit(.update)
+            case .database: idleBus.emit(.database)
+            }
+        }
+    } catch {
+        logger.error("cannot open the database \(settings.dbFile): \(error)")
+        return nil
     }
 }
 

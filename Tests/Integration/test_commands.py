@@ -14,7 +14,7 @@ def test_commands_lists_exactly_what_is_implemented(tonearm):
             if name in ("close", "kill", "idle"):
                 continue
             assert "unknown command" not in c.command(name)[-1], name
-    assert "status" not in names and "play" not in names
+    assert "play" not in names and "currentsong" not in names
 
 
 def test_tagtypes_are_per_connection(tonearm):

@@ -1,5 +1,6 @@
 public import MPDProtocol
 public import Configuration
+public import NIOCore
 
 /// What a handler returns when it did not fail.
 public enum CommandOutcome: Sendable, Equatable {
@@ -25,6 +26,28 @@ public struct CommandInvocation: Sendable {
     public var response: ResponseBuffer
     /// The server-wide services.
     public let server: ServerContext
+    /// Where a long response is sent in parts; `nil` where the caller collects it whole.
+    public let output: ResponseStream?
+
+    /// Sends what was written so far once it has grown large, so that a long listing streams
+    /// out under the connection's backpressure instead of being built whole in memory.
+    public mutating func flushIfLarge() async throws {
+        guard response.count >= ResponseStream.flushThreshold, let output else { return }
+        try await output.write(response.take())
+    }
+}
+
+/// Writes response bytes to the client, waiting while the client's buffer is full.
+public struct ResponseStream: Sendable {
+    /// How much output a handler collects before sending it.
+    public static let flushThreshold = 64 * 1024
+    /// Sends bytes to the client.
+    public let write: @Sendable (ByteBuffer) async throws -> Void
+
+    /// Creates a stream around a writer.
+    public init(write: @escaping @Sendable (ByteBuffer) async throws -> Void) {
+        self.write = write
+    }
 }
 
 /// A command handler. It writes its output into the invocation and reports failure by

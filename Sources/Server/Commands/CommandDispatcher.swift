@@ -17,6 +17,8 @@ struct CommandDispatcher: Sendable {
 
     let table: CommandTable
     let server: ServerContext
+    /// Where handlers may stream long responses.
+    var output: ResponseStream?
 
     /// Runs `line`, appending its output (and its `ACK` line if it fails) to `response`.
     /// - Parameter index: the position in the command list, for the `ACK`.
@@ -52,7 +54,8 @@ struct CommandDispatcher: Sendable {
             invalidUTF8Arguments: request.invalidUTF8Arguments,
             session: session,
             response: ResponseBuffer(),
-            server: server
+            server: server,
+            output: output
         )
         // Moved in and out rather than copied: a second reference to the response would make
         // every write copy it, and a long command list quadratic.

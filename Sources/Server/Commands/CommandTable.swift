@@ -23,6 +23,8 @@ public struct CommandTable: Sendable {
     /// Every command Tonearm implements.
     public static let standard = CommandTable(
         StatusCommands.definitions + ConnectionCommands.definitions + ReflectionCommands.definitions
+            + DatabaseBrowseCommands.definitions + UpdateCommands.definitions
+            + ArtworkCommands.definitions
     )
 
     /// The names of the commands a client with `permissions` may run.

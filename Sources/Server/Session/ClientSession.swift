@@ -37,7 +37,8 @@ struct ClientSession {
                     server: server,
                     control: connection.control,
                     session: SessionState(permissions: connection.permissions, isLocal: connection.isLocal),
-                    logger: logger
+                    logger: logger,
+                    output: ResponseStream { try await outbound.write($0) }
                 )
                 defer { loop.finish() }
                 for try await input in inbound {
@@ -66,12 +67,18 @@ struct SessionLoop {
     /// The subsystems the client waits for while it idles; `nil` when it does not.
     private var idleMask: IdleSubsystems?
 
-    init(server: ServerContext, control: SessionControl, session: SessionState, logger: Logger) {
+    init(
+        server: ServerContext,
+        control: SessionControl,
+        session: SessionState,
+        logger: Logger,
+        output: ResponseStream? = nil
+    ) {
         self.server = server
         self.control = control
         self.session = session
         self.logger = logger
-        dispatcher = CommandDispatcher(table: server.commands, server: server)
+        dispatcher = CommandDispatcher(table: server.commands, server: server, output: output)
         framer = RequestFramer(maximumListSize: server.configuration.maxCommandListSize)
         inbox = IdleInbox(wake: control.wake)
         server.idleBus.register(inbox)

@@ -62,6 +62,8 @@ final class SessionInputHandler: ChannelInboundHandler {
     /// Delivers a wake-up to the session. Must run on the channel's event loop.
     func wake() {
         context?.fireChannelRead(wrapInboundOut(.idleWake))
+        // NIOAsyncChannel hands reads to the session only at the end of a read batch.
+        context?.fireChannelReadComplete()
     }
 
     /// Suspends or resumes the timeout. Must run on the channel's event loop.

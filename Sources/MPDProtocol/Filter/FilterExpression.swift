@@ -1,0 +1,82 @@
+/// A song filter: MPD's `SongFilter`, the parsed form of the `FILTER` argument of `find`,
+/// `search`, `list`, `count` and their relatives.
+///
+/// Case folding is resolved at parse time: every string predicate carries whether it compares
+/// folded, from the command's default (`find` exact, `search` folded) or its `_cs`/`_ci`
+/// operator. Several filter arguments are AND-ed into one ``and(_:)``.
+public indirect enum FilterExpression: Sendable, Equatable {
+    /// A tag compared value by value, with MPD's fallbacks (`AlbumArtist` falls back to
+    /// `Artist`, …): matches when any value matches.
+    case tag(TagType, StringPredicate)
+    /// Any tag value of any type (`any`), without fallbacks.
+    case anyTag(StringPredicate)
+    /// The song's URI relative to the music directory (`file`, `filename`).
+    case uri(StringPredicate)
+    /// The song is in this directory or below it (`base`); `""` is the root.
+    case base(String)
+    /// The file was modified at or after this UNIX time (`modified-since`).
+    case modifiedSince(Int64)
+    /// The song entered the database at or after this UNIX time (`added-since`).
+    case addedSince(Int64)
+    /// The song's audio format (`AudioFormat == '44100:16:2'`, or `=~` with `*` fields).
+    case audioFormat(AudioFormatPattern)
+    /// The queue priority is at least this (`prio >= N`); database songs have priority 0.
+    case priorityAtLeast(UInt8)
+    /// Negation (`(!(…))`).
+    case not(FilterExpression)
+    /// Conjunction: every operand matches (`((…) AND (…))`, and several filter arguments).
+    case and([FilterExpression])
+}
+
+/// How a string (a tag value or a URI) is compared: MPD's `StringFilter`.
+public struct StringPredicate: Sendable, Equatable {
+    /// The comparison.
+    public enum Operator: Sendable, Equatable {
+        /// The whole value is equal (`==`, `eq_cs`, `eq_ci`).
+        case equals
+        /// The value contains the operand (`contains`, old-style `search`).
+        case contains
+        /// The value starts with the operand (`starts_with`).
+        case startsWith
+        /// The regular expression (PCRE syntax) is found anywhere in the value (`=~`).
+        case regex
+    }
+
+    /// The comparison.
+    public var `operator`: Operator
+    /// `!=`, `!contains`, `!~`, …: the predicate holds when no value matches.
+    public var negated: Bool
+    /// The operand, unescaped. An empty operand with ``Operator/equals`` matches a missing tag.
+    public var value: String
+    /// Compare case-insensitively (MPD: NFKC case folding).
+    public var foldCase: Bool
+
+    /// Creates a predicate.
+    public init(_ operator: Operator, _ value: String, negated: Bool = false, foldCase: Bool) {
+        self.operator = `operator`
+        self.value = value
+        self.negated = negated
+        self.foldCase = foldCase
+    }
+}
+
+/// An audio format filter operand: `RATE:BITS:CHANNELS`, where a mask match (`=~`) allows `*`
+/// in any field.
+public struct AudioFormatPattern: Sendable, Equatable {
+    /// The sample rate, or `nil` for `*`.
+    public var sampleRate: UInt32?
+    /// The sample format as MPD prints it (`8`, `16`, `24`, `32`, `f`, `dsd`), or `nil` for `*`.
+    public var bits: String?
+    /// The channel count, or `nil` for `*`.
+    public var channels: UInt8?
+    /// `=~`: fields given as `*` match anything. `==` compares the whole format.
+    public var isMask: Bool
+
+    /// Creates a pattern.
+    public init(sampleRate: UInt32?, bits: String?, channels: UInt8?, isMask: Bool) {
+        self.sampleRate = sampleRate
+        self.bits = bits
+        self.channels = channels
+        self.isMask = isMask
+    }
+}

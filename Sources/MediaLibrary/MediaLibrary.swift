@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+public import Logging
+public import MPDProtocol
+
+/// The music library: MPD's database, the seed's `MPMediaLibrary`. Songs and directories live
+/// in SQLite; the scanner keeps them in line with the music directory; sessions query them
+/// concurrently.
+public final class MediaLibrary: Sendable {
+    /// What the library needs from the configuration.
+    public struct Settings: Sendable {
+        /// `music_directory`, absolute.
+        public var musicDirectory: String
+        /// `db_file`.
+        public var databasePath: String
+        /// Lowercase file suffixes the decoder plays.
+        public var songSuffixes: Set<String>
+        /// The tags to store (`metadata_to_use`).
+        public var tagMask: TagMask
+        /// `follow_inside_symlinks`.
+        public var followInsideSymlinks = true
+        /// `follow_outside_symlinks`.
+        public var followOutsideSymlinks = true
+        /// Cover file names tried after MPD's own (`album_art_names`).
+        public var albumArtNames: [String] = []
+
+        /// Creates settings.
+        public init(musicDirectory: String, databasePath: String, songSuffixes: Set<String>, tagMask: TagMask) {
+            self.musicDirectory = musicDirectory
+            self.databasePath = databasePath
+            self.songSuffixes = songSuffixes
+            self.tagMask = tagMask
+        }
+    }
+
+    /// Suffixes of playlist files in the music directory.
+    static let playlistSuffixes: Set<String> = ["m3u", "m3u8", "pls", "xspf", "asx", "cue"]
+    /// Suffixes FFmpeg has a demuxer for that never hold a song worth scanning.
+    static let ignoredSuffixes: Set<String> = [
+        "jpg", "jpeg", "png", "gif", "bmp", "webp", "jxl", "tif", "tiff", "svg", "txt", "nfo", "log", "diz", "ico",
+    ]
+
+    /// The settings the library runs with.
+    public let settings: Settings
+    let store: LibraryStore
+    /// The update job queue.
+    public let updates: UpdateService
+    let logger: Logger
+
+    /// Opens the database (creating it on first start, as MPD does).
+    /// - Parameter onEvent: called, on any thread, when an update starts or ends and when the
+    ///   database changes.
+    public init(settings: Settings, logger: Logger, onEvent: @escaping @Sendable (LibraryEvent) -> Void) throws {
+        var settings = settings
+        while settings.musicDirectory.count > 1 && settings.musicDirectory.hasSuffix("/") {
+            settings.musicDirectory.removeLast()
+        }
+        self.settings = settings
+        self.logger = logger
+        store = try LibraryStore(path: settings.databasePath)
+        let realRoot = settings.musicDirectory.withCString { path -> String in
+            guard let resolved = realpath(path, nil) else { return settings.musicDirectory }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let walker = DiskWalker(
+            root: settings.musicDirectory,
+            realRoot: realRoot,
+            songSuffixes: settings.songSuffixes.subtracting(Self.ignoredSuffixes).subtracting(Self.playlistSuffixes),
+            playlistSuffixes: Self.playlistSuffixes,
+            followInsideSymlinks: settings.followInsideSymlinks,
+            followOutsideSymlinks: settings.followOutsideSymlinks
+        )
+        let scanner = Scanner(store: store, walker: walker, tagMask: settings.tagMask, logger: logger)
+        updates = UpdateService(scanner: scanner, logger: logger, onEvent: onEvent)
+    }
+
+    /// Starts a full update when the database has never been filled, as MPD does on its first
+    /// start.
+    public func updateIfNew() throws {
+        let updated = try store.pool.read { db in try LibraryStore.meta(db, "db_update") }
+        if updated == nil { _ = try? updates.enqueue("", rescan: false) }
+    }
+
+    /// The absolute path of a URI relative to the music directory.
+    public func absolutePath(of uri: String) -> String {
+        uri.isEmpty ? settings.musicDirectory : settings.musicDirectory + "/" + uri
+    }
+
+    /// The figures `stats` prints.
+    public func statistics() async throws -> LibraryStatistics {
+        try await store.pool.read { db in try LibraryStatistics.load(db) }
+    }
+}

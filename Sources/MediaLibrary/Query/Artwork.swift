@@ -1,0 +1,48 @@
+import Foundation
+
+extension MediaLibrary {
+    /// MPD's cover file names, tried first and exactly as written.
+    static let mpdCoverNames = ["cover.png", "cover.jpg", "cover.jxl", "cover.webp"]
+
+    /// The cover file for the song (or directory) at `uri`: MPD's names in its folder, then
+    /// the configured `album_art_names` in any letter case. Returns the URI of the file.
+    public func coverFile(for uri: String) -> String? {
+        let folder: String
+        if let slash = uri.lastIndex(of: "/") {
+            folder = String(uri[..<slash])
+        } else {
+            folder = ""
+        }
+        func uriOf(_ name: String) -> String { folder.isEmpty ? name : folder + "/" + name }
+        for name in Self.mpdCoverNames where isRegularFile(absolutePath(of: uriOf(name))) {
+            return uriOf(name)
+        }
+        guard !settings.albumArtNames.isEmpty, let entries = files(in: folder) else { return nil }
+        for wanted in settings.albumArtNames {
+            let lowered = wanted.lowercased()
+            if let match = entries.first(where: { !$0.isDirectory && $0.name.lowercased() == lowered }) {
+                return uriOf(match.name)
+            }
+        }
+        return nil
+    }
+
+    private func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// Up to `length` bytes of the file at `uri` from `offset`, and the file's size.
+    /// - Throws: when the file cannot be read.
+    public func readChunk(of uri: String, offset: Int, length: Int) throws -> (bytes: [UInt8], size: Int) {
+        guard let handle = FileHandle(forReadingAtPath: absolutePath(of: uri)) else {
+            throw CocoaError(.fileReadNoSuchFile)
+        }
+        defer { try? handle.close() }
+        let size = Int(try handle.seekToEnd())
+        guard offset < size else { return ([], size) }
+        try handle.seek(toOffset: UInt64(offset))
+        let data = try handle.read(upToCount: length) ?? Data()
+        return ([UInt8](data), size)
+    }
+}

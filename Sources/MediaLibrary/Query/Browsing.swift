@@ -1,0 +1,99 @@
+import GRDB
+import MPDProtocol
+
+/// What a URI names in the database.
+public enum LibraryItem: Sendable {
+    /// A directory.
+    case directory(LibraryDirectory)
+    /// A song.
+    case song(Song)
+}
+
+extension MediaLibrary {
+    /// What `uri` names: a directory or a song, or `nil` when it is neither.
+    public func item(at uri: String) async throws -> LibraryItem? {
+        try await store.pool.read { db in
+            if let directory = try LibraryStore.directory(db, path: uri) { return .directory(directory.directory) }
+            return try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri = ?", [uri])).first.map(LibraryItem.song)
+        }
+    }
+
+    /// The song at `uri`, or `nil`.
+    public func song(at uri: String) async throws -> Song? {
+        try await store.pool.read { db in
+            try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri = ?", [uri])).first
+        }
+    }
+
+    /// One page of the walk below the directory `path`, in MPD's order: entries after walk
+    /// position `cursor` (0 to start), at most about `limit` of them.
+    /// - Parameters:
+    ///   - recursive: the whole subtree (`listall`), or only the directory's own entries (`lsinfo`).
+    ///   - details: fetch songs' tags (`listallinfo`) or only their URIs (`listall`).
+    /// - Returns: the entries and the cursor for the next page, or `nil` when the directory does
+    ///   not exist.
+    public func walk(
+        _ path: String,
+        recursive: Bool,
+        details: Bool,
+        after cursor: Int64,
+        limit: Int
+    ) async throws -> (entries: [LibraryEntry], next: Int64?)? {
+        try await store.pool.read { db in
+            guard let directory = try LibraryStore.directory(db, path: path) else { return nil }
+            let start = max(cursor, directory.ord)
+            // A directory's own entries are those with it as parent; its subtree is an ord range.
+            func scope(_ alias: String, parent column: String) -> SQLFragment {
+                let range = "\(alias).ord > ? AND \(alias).ord <= ?"
+                if recursive { return SQLFragment(range, [start, directory.ordEnd]) }
+                return SQLFragment("\(range) AND \(alias).\(column) = ?", [start, directory.ordEnd, directory.id])
+            }
+            var entries: [(Int64, LibraryEntry)] = []
+            let directories = scope("d", parent: "parent")
+            for row in try Row.fetchAll(db, sql: "SELECT d.ord, d.path, d.mtime FROM directory d WHERE \(directories.sql) ORDER BY d.ord LIMIT \(limit)",
+                                        arguments: StatementArguments(directories.arguments)) {
+                entries.append((row[0], .directory(LibraryDirectory(path: row[1], lastModified: row[2]))))
+            }
+            let playlists = scope("p", parent: "directory")
+            for row in try Row.fetchAll(db, sql: "SELECT p.ord, p.uri, p.mtime FROM playlistFile p WHERE \(playlists.sql) ORDER BY p.ord LIMIT \(limit)",
+                                        arguments: StatementArguments(playlists.arguments)) {
+                entries.append((row[0], .playlist(PlaylistFile(uri: row[1], lastModified: row[2]))))
+            }
+            let songCondition = scope("s", parent: "directory")
+            if details {
+                let cursor = try Row.fetchCursor(db, sql: """
+                    SELECT s.ord, \(LibraryStore.songColumns) FROM (SELECT * FROM song s WHERE \(songCondition.sql)
+                    ORDER BY s.ord LIMIT \(limit)) s LEFT JOIN songTag t ON t.song = s.id ORDER BY s.ord, t.id
+                    """, arguments: StatementArguments(songCondition.arguments))
+                entries += try Self.songsWithOrd(cursor)
+            } else {
+                for row in try Row.fetchAll(db, sql: "SELECT s.ord, s.uri FROM song s WHERE \(songCondition.sql) ORDER BY s.ord LIMIT \(limit)",
+                                            arguments: StatementArguments(songCondition.arguments)) {
+                    entries.append((row[0], .song(Song(uri: row[1], lastModified: 0, added: 0, audioFormat: nil, duration: nil, tags: []))))
+                }
+            }
+            entries.sort { $0.0 < $1.0 }
+            let page = entries.prefix(limit)
+            let next = entries.count > limit || page.count == limit ? page.last?.0 : nil
+            return (page.map(\.1), next)
+        }
+    }
+
+    private static func songsWithOrd(_ cursor: RowCursor) throws -> [(Int64, LibraryEntry)] {
+        var result: [(Int64, LibraryEntry)] = []
+        var songs: [Song] = []
+        var ords: [Int64] = []
+        while let row = try cursor.next() {
+            let ord: Int64 = row[0]
+            if ord != ords.last {
+                ords.append(ord)
+                songs.append(Song(uri: row[2], lastModified: row[3], added: row[4], audioFormat: row[5], duration: row[6], tags: []))
+            }
+            if let number: Int = row[7], let tag = TagType(rawValue: number) {
+                songs[songs.count - 1].tags.append(TagValue(tag, row[8]))
+            }
+        }
+        for (ord, song) in zip(ords, songs) { result.append((ord, .song(song))) }
+        return result
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import GRDB
+import MPDProtocol
+
+/// A piece of SQL with its arguments.
+struct SQLFragment: Sendable {
+    /// The SQL text, with `?` placeholders.
+    var sql: String
+    /// The values of the placeholders, in order.
+    var arguments: [DatabaseValue]
+
+    init(_ sql: String, _ arguments: [(any DatabaseValueConvertible)?] = []) {
+        self.sql = sql
+        self.arguments = arguments.map { $0?.databaseValue ?? .null }
+    }
+
+    init(_ sql: String, values: [DatabaseValue]) {
+        self.sql = sql
+        arguments = values
+    }
+
+    /// A condition every row meets.
+    static var alwaysTrue: SQLFragment { SQLFragment("1") }
+    /// A condition no row meets.
+    static var alwaysFalse: SQLFragment { SQLFragment("0") }
+}
+
+/// Compiles a ``FilterExpression`` into a condition on the table `song` aliased `s`.
+///
+/// Positive tag matches are written as `s.id IN (SELECT song FROM songTag …)` so that SQLite
+/// drives the query from the tag index (or the trigram index for substring searches) instead
+/// of testing every song; MPD's fallback and empty-value rules add a per-song test only where
+/// they can change the result.
+enum FilterSQL {
+    /// The condition for `expression`.
+    static func condition(_ expression: FilterExpression) -> SQLFragment {
+        switch expression {
+        case .tag(let tag, let predicate):
+            return negate(tagCondition(tag, predicate), if: predicate.negated)
+        case .anyTag(let predicate):
+            let match = valueMatch(predicate, column: "t", tagRestricted: false)
+            return negate(
+                SQLFragment("s.id IN (SELECT t.song FROM songTag t WHERE \(match.sql))", values: match.arguments),
+                if: predicate.negated
+            )
+        case .uri(let predicate):
+            return negate(stringMatch(predicate, raw: "s.uri", folded: "mpd_fold(s.uri)"), if: predicate.negated)
+        case .base(let directory):
+            if directory.isEmpty { return .alwaysTrue }
+            return SQLFragment(
+                "(s.uri = ? OR (s.uri >= ? AND s.uri < ?))",
+                [directory, directory + "/", directory + "0"]
+            )
+        case .modifiedSince(let time):
+            return SQLFragment("s.mtime >= ?", [time])
+        case .addedSince(let time):
+            return SQLFragment("s.added >= ?", [time])
+        case .audioFormat(let pattern):
+            return SQLFragment(
+                "mpd_audio_format_matches(s.format, ?, ?, ?, ?)",
+                values: [
+                    pattern.sampleRate.map { Int64($0) }.databaseValue, pattern.bits.databaseValue,
+                    pattern.channels.map { Int64($0) }.databaseValue, pattern.isMask.databaseValue,
+                ]
+            )
+        case .priorityAtLeast(let priority):
+            // Songs in the database have priority 0.
+            return priority == 0 ? .alwaysTrue : .alwaysFalse
+        case .not(let inner):
+            let compiled = condition(inner)
+            return SQLFragment("NOT (\(compiled.sql))", values: compiled.arguments)
+        case .and(let operands):
+            guard !operands.isEmpty else { return .alwaysTrue }
+            let compiled = operands.map(condition)
+            var result = SQLFragment(compiled.map { "(\($0.sql))" }.joined(separator: " AND "))
+            result.arguments = compiled.flatMap(\.arguments)
+            return result
+        }
+    }
+
+    private static func negate(_ fragment: SQLFragment, if negated: Bool) -> SQLFragment {
+        negated ? SQLFragment("NOT (\(fragment.sql))", values: fragment.arguments) : fragment
+    }
+
+    /// MPD's `TagSongFilter::Match` without negation: a value of the tag matches; or the song
+    /// lacks the tag and the first fallback tag it has matches; or it has none of them and the
+    /// operand is empty.
+    private static func tagCondition(_ tag: TagType, _ predicate: StringPredicate) -> SQLFragment {
+        let own = tagMatch(tag, predicate)
+        let fallbacks = TagFallback.chain(for: tag)
+        if fallbacks.isEmpty && !predicate.value.isEmpty { return own }
+        var sql = "\(own.sql) OR (NOT \(hasTag) AND "
+        var arguments = own.arguments + [Int64(tag.rawValue).databaseValue]
+        if fallbacks.isEmpty {
+            sql += predicate.value.isEmpty ? "1)" : "0)"
+            return SQLFragment("(\(sql))", values: arguments)
+        }
+        sql += "CASE"
+        for fallback in fallbacks {
+            let match = tagMatch(fallback, predicate)
+            sql += " WHEN \(hasTag) THEN \(match.sql)"
+            arguments.append(Int64(fallback.rawValue).databaseValue)
+            arguments += match.arguments
+        }
+        sql += predicate.value.isEmpty ? " ELSE 1 END)" : " ELSE 0 END)"
+        return SQLFragment("(\(sql))", values: arguments)
+    }
+
+    /// `EXISTS` a value of the tag bound next, for the song `s`.
+    private static let hasTag = "EXISTS (SELECT 1 FROM songTag x WHERE x.song = s.id AND x.tag = ?)"
+
+    private static func tagMatch(_ tag: TagType, _ predicate: StringPredicate) -> SQLFragment {
+        let match = valueMatch(predicate, column: "t", tagRestricted: true, tag: tag)
+        return SQLFragment(
+            "s.id IN (SELECT t.song FROM songTag t WHERE t.tag = ? AND \(match.sql))",
+            values: [Int64(tag.rawValue).databaseValue] + match.arguments
+        )
+    }
+
+    /// A condition on one `songTag` row aliased `alias`, ignoring the predicate's negation.
+    private static func valueMatch(
+        _ predicate: StringPredicate,
+        column alias: String,
+        tagRestricted: Bool,
+        tag: TagType? = nil
+    ) -> SQLFragment {
+        let plain = stringMatch(predicate, raw: "\(alias).value", folded: "\(alias).folded")
+        // A folded substring of three characters or more can be found through the trigram
+        // index, which holds the tags of Schema.fullTextTags.
+        guard predicate.operator == .contains, predicate.foldCase else { return plain }
+        let needle = TextFolding.fold(predicate.value)
+        guard needle.unicodeScalars.count >= 3 else { return plain }
+        let phrase = "\"" + needle.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let indexed = "\(alias).id IN (SELECT rowid FROM songTagText WHERE songTagText MATCH ?)"
+        if let tag, tagRestricted {
+            guard Schema.fullTextTags.contains(tag) else { return plain }
+            return SQLFragment("\(indexed) AND \(plain.sql)", values: [phrase.databaseValue] + plain.arguments)
+        }
+        let unindexed = Schema.fullTextTags.map { String($0.rawValue) }.joined(separator: ",")
+        return SQLFragment(
+            "(\(indexed) OR \(alias).tag NOT IN (\(unindexed))) AND \(plain.sql)",
+            values: [phrase.databaseValue] + plain.arguments
+        )
+    }
+
+    /// A comparison of a string column with the predicate's operand, ignoring negation.
+    private static func stringMatch(_ predicate: StringPredicate, raw: String, folded: String) -> SQLFragment {
+        let column = predicate.foldCase ? folded : raw
+        let operand = predicate.foldCase ? TextFolding.fold(predicate.value) : predicate.value
+        switch predicate.operator {
+        case .equals:
+            return SQLFragment("\(column) = ?", [operand])
+        case .contains:
+            return SQLFragment("instr(\(column), ?) > 0", [operand])
+        case .startsWith:
+            return SQLFragment("substr(\(column), 1, ?) = ?", [Int64(operand.unicodeScalars.count), operand])
+        case .regex:
+            return SQLFragment("mpd_regex(?, \(raw), ?)", [predicate.value, predicate.foldCase])
+        }
+    }
+}

@@ -1,0 +1,237 @@
+import Dispatch
+import Foundation
+import GRDB
+import Logging
+import MPDProtocol
+import Synchronization
+
+/// Brings the database in line with the music directory: MPD's `UpdateWalk`.
+///
+/// A scan runs in one write transaction, so readers keep seeing the previous database until it
+/// commits, and a scan killed at any moment leaves that previous database behind. Tags are read
+/// in batches on every core while the transaction waits; only the scanner writes.
+struct Scanner: Sendable {
+    let store: LibraryStore
+    let walker: DiskWalker
+    /// The tags to keep (`metadata_to_use`).
+    let tagMask: TagMask
+    let logger: Logger
+    /// How many files are read before their rows are written.
+    var batchSize = 512
+
+    /// Updates the database below `uri` (`""` is everything).
+    /// - Parameter rescan: read files again even when their size and time are unchanged.
+    /// - Returns: whether the database changed.
+    func update(_ uri: String, rescan: Bool, now: Int64) throws -> Bool {
+        try store.pool.write { db in
+            var changes = ChangeCounter()
+            switch walker.kind(of: uri) {
+            case .missing:
+                try removeSubtree(uri, db, &changes)
+            case .file(let file):
+                let suffix = DiskWalker.suffix(of: file.uri)
+                try ensureDirectories(for: file.uri, db, &changes)
+                if walker.playlistSuffixes.contains(suffix) {
+                    try syncPlaylists(under: nil, disk: [file], db, &changes)
+                } else if walker.songSuffixes.contains(suffix) {
+                    try syncSongs(under: nil, disk: [file], rescan: rescan, now: now, db, &changes)
+                }
+            case .directory(let mtime):
+                let tree = walker.walk(uri, mtime: mtime)
+                try ensureDirectories(for: uri, db, &changes)
+                try syncDirectories(under: uri, disk: tree.directories, db, &changes)
+                try syncSongs(under: uri, disk: tree.songs, rescan: rescan, now: now, db, &changes)
+                try syncPlaylists(under: uri, disk: tree.playlists, db, &changes)
+            }
+            try pruneEmptyDirectories(db, &changes)
+            if changes.count > 0 {
+                try WalkOrder.recompute(db)
+                try LibraryStatistics.refresh(db, updateTime: now)
+            } else if try LibraryStore.meta(db, "db_update") == nil {
+                try LibraryStatistics.refresh(db, updateTime: now)
+            }
+            return changes.count > 0
+        }
+    }
+
+    struct ChangeCounter {
+        var count = 0
+    }
+
+    /// A `WHERE` condition on `column` selecting `uri` and everything below it, or `nil` for
+    /// the whole library.
+    private func subtree(_ column: String, _ uri: String?) -> SQLFragment {
+        guard let uri else { return .alwaysFalse }
+        if uri.isEmpty { return .alwaysTrue }
+        return SQLFragment("(\(column) = ? OR (\(column) >= ? AND \(column) < ?))", [uri, uri + "/", uri + "0"])
+    }
+
+    private func removeSubtree(_ uri: String, _ db: Database, _ changes: inout ChangeCounter) throws {
+        let condition = subtree("uri", uri)
+        try db.execute(sql: "DELETE FROM song WHERE \(condition.sql)", arguments: StatementArguments(condition.arguments))
+        changes.count += db.changesCount
+        try db.execute(sql: "DELETE FROM playlistFile WHERE \(condition.sql)", arguments: StatementArguments(condition.arguments))
+        changes.count += db.changesCount
+        if !uri.isEmpty {
+            let directories = subtree("path", uri)
+            try db.execute(sql: "DELETE FROM directory WHERE \(directories.sql)", arguments: StatementArguments(directories.arguments))
+            changes.count += db.changesCount
+        }
+    }
+
+    /// Creates the directories from the root down to the one holding `uri` (a directory's own
+    /// URI included when it is one), with their times on disk.
+    private func ensureDirectories(for uri: String, _ db: Database, _ changes: inout ChangeCounter) throws {
+        var path = ""
+        var parentID: Int64 = 1
+        for component in uri.split(separator: "/").dropLast(isDirectory(uri) ? 0 : 1) {
+            path = path.isEmpty ? String(component) : path + "/" + component
+            if let id = try Int64.fetchOne(db, sql: "SELECT id FROM directory WHERE path = ?", arguments: [path]) {
+                parentID = id
+                continue
+            }
+            guard case .directory(let mtime) = walker.kind(of: path) else { return }
+            try db.execute(sql: "INSERT INTO directory (path, parent, mtime) VALUES (?, ?, ?)", arguments: [path, parentID, mtime])
+            parentID = db.lastInsertedRowID
+            changes.count += 1
+        }
+    }
+
+    private func isDirectory(_ uri: String) -> Bool {
+        if case .directory = walker.kind(of: uri) { return true }
+        return false
+    }
+
+    private func syncDirectories(under uri: String, disk: [String: Int64], _ db: Database, _ changes: inout ChangeCounter) throws {
+        let condition = subtree("path", uri)
+        var known: [String: (id: Int64, mtime: Int64)] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, path, mtime FROM directory WHERE \(condition.sql)",
+                                       arguments: StatementArguments(condition.arguments))
+        while let row = try rows.next() { known[row[1]] = (row[0], row[2]) }
+        for (path, entry) in known where disk[path] == nil && !path.isEmpty {
+            try db.execute(sql: "DELETE FROM directory WHERE id = ?", arguments: [entry.id])
+            changes.count += 1
+        }
+        // Parents first, so each child finds its parent's id.
+        for path in disk.keys.sorted(by: { $0.utf8.count < $1.utf8.count }) {
+            let mtime = disk[path]!
+            if let entry = known[path] {
+                if entry.mtime != mtime {
+                    try db.execute(sql: "UPDATE directory SET mtime = ? WHERE id = ?", arguments: [mtime, entry.id])
+                    changes.count += 1
+                }
+                continue
+            }
+            let parentPath = path.split(separator: "/").dropLast().joined(separator: "/")
+            let parentID = try Int64.fetchOne(db, sql: "SELECT id FROM directory WHERE path = ?", arguments: [parentPath]) ?? 1
+            try db.execute(sql: "INSERT INTO directory (path, parent, mtime) VALUES (?, ?, ?)", arguments: [path, parentID, mtime])
+            known[path] = (db.lastInsertedRowID, mtime)
+            changes.count += 1
+        }
+    }
+
+    private func directoryID(of uri: String, _ db: Database, cache: inout [String: Int64]) throws -> Int64? {
+        let parent = uri.split(separator: "/").dropLast().joined(separator: "/")
+        if let id = cache[parent] { return id }
+        let id = try Int64.fetchOne(db, sql: "SELECT id FROM directory WHERE path = ?", arguments: [parent])
+        cache[parent] = id
+        return id
+    }
+
+    private func syncSongs(
+        under uri: String?,
+        disk: [DiskTree.File],
+        rescan: Bool,
+        now: Int64,
+        _ db: Database,
+        _ changes: inout ChangeCounter
+    ) throws {
+        let condition = uri.map { subtree("uri", $0) } ?? SQLFragment("uri = ?", [disk.first?.uri ?? ""])
+        var known: [String: (id: Int64, mtime: Int64, size: Int64)] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, uri, mtime, size FROM song WHERE \(condition.sql)",
+                                       arguments: StatementArguments(condition.arguments))
+        while let row = try rows.next() { known[row[1]] = (row[0], row[2], row[3]) }
+
+        var stale = Set(known.keys)
+        var toRead: [DiskTree.File] = []
+        for file in disk {
+            if let entry = known[file.uri], !rescan, entry.mtime == file.mtime, entry.size == file.size {
+                stale.remove(file.uri)
+            } else {
+                toRead.append(file)
+            }
+        }
+        var directoryIDs: [String: Int64] = [:]
+        var start = 0
+        while start < toRead.count {
+            let batch = Array(toRead[start..<min(start + batchSize, toRead.count)])
+            start += batch.count
+            for (file, metadata) in zip(batch, readMetadata(batch)) {
+                guard let metadata else { continue }
+                guard let directory = try directoryID(of: file.uri, db, cache: &directoryIDs) else { continue }
+                stale.remove(file.uri)
+                try SongWriter.write(file, metadata, directory: directory, existing: known[file.uri]?.id, now: now, db)
+                changes.count += 1
+            }
+        }
+        for uri in stale {
+            try db.execute(sql: "DELETE FROM song WHERE id = ?", arguments: [known[uri]!.id])
+            changes.count += 1
+        }
+    }
+
+    /// Reads the files' metadata on every core; `nil` for a file FFmpeg cannot read (logged once).
+    private func readMetadata(_ files: [DiskTree.File]) -> [FileMetadata?] {
+        let results = Mutex<[FileMetadata?]>(Array(repeating: nil, count: files.count))
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            let path = walker.path(of: files[index].uri)
+            do {
+                let metadata = try MetadataReader.read(path: path, tags: tagMask)
+                results.withLock { $0[index] = metadata }
+            } catch {
+                logger.info("skipping \(files[index].uri): \(error)")
+            }
+        }
+        return results.withLock { $0 }
+    }
+
+    private func syncPlaylists(under uri: String?, disk: [DiskTree.File], _ db: Database, _ changes: inout ChangeCounter) throws {
+        let condition = uri.map { subtree("uri", $0) } ?? SQLFragment("uri = ?", [disk.first?.uri ?? ""])
+        var known: [String: (id: Int64, mtime: Int64)] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, uri, mtime FROM playlistFile WHERE \(condition.sql)",
+                                       arguments: StatementArguments(condition.arguments))
+        while let row = try rows.next() { known[row[1]] = (row[0], row[2]) }
+        var directoryIDs: [String: Int64] = [:]
+        for file in disk {
+            if let entry = known.removeValue(forKey: file.uri) {
+                if entry.mtime != file.mtime {
+                    try db.execute(sql: "UPDATE playlistFile SET mtime = ? WHERE id = ?", arguments: [file.mtime, entry.id])
+                    changes.count += 1
+                }
+                continue
+            }
+            guard let directory = try directoryID(of: file.uri, db, cache: &directoryIDs) else { continue }
+            try db.execute(sql: "INSERT INTO playlistFile (uri, directory, mtime) VALUES (?, ?, ?)",
+                           arguments: [file.uri, directory, file.mtime])
+            changes.count += 1
+        }
+        for entry in known.values {
+            try db.execute(sql: "DELETE FROM playlistFile WHERE id = ?", arguments: [entry.id])
+            changes.count += 1
+        }
+    }
+
+    /// Removes directories with nothing playable below them, as MPD's `PruneEmpty` does.
+    private func pruneEmptyDirectories(_ db: Database, _ changes: inout ChangeCounter) throws {
+        while true {
+            try db.execute(sql: """
+                DELETE FROM directory WHERE id != 1
+                AND NOT EXISTS (SELECT 1 FROM song WHERE song.directory = directory.id)
+                AND NOT EXISTS (SELECT 1 FROM playlistFile p WHERE p.directory = directory.id)
+                AND NOT EXISTS (SELECT 1 FROM directory c WHERE c.parent = directory.id)
+                """)
+            guard db.changesCount > 0 else { return }
+            changes.count += db.changesCount
+        }
+    }
+}

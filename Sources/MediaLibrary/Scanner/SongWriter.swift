@@ -1,0 +1,41 @@
+import GRDB
+import MPDProtocol
+
+/// Writes one scanned song and its tags.
+enum SongWriter {
+    /// Inserts the song, or replaces the row `existing` keeping its `added` time.
+    static func write(
+        _ file: DiskTree.File,
+        _ metadata: FileMetadata,
+        directory: Int64,
+        existing: Int64?,
+        now: Int64,
+        _ db: Database
+    ) throws {
+        let songID: Int64
+        if let existing {
+            try db.execute(
+                sql: """
+                    UPDATE song SET mtime = ?, size = ?, duration = ?, format = ?, hasPicture = ?, directory = ?
+                    WHERE id = ?
+                    """,
+                arguments: [file.mtime, file.size, metadata.duration, metadata.audioFormat,
+                            metadata.hasEmbeddedPicture, directory, existing]
+            )
+            try db.execute(sql: "DELETE FROM songTag WHERE song = ?", arguments: [existing])
+            songID = existing
+        } else {
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO song (uri, directory, mtime, size, added, duration, format, hasPicture)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            try insert.execute(arguments: [file.uri, directory, file.mtime, file.size, now, metadata.duration,
+                                           metadata.audioFormat, metadata.hasEmbeddedPicture])
+            songID = db.lastInsertedRowID
+        }
+        let insertTag = try db.cachedStatement(sql: "INSERT INTO songTag (song, tag, value, folded) VALUES (?, ?, ?, ?)")
+        for tag in metadata.tags {
+            try insertTag.execute(arguments: [songID, tag.type.rawValue, tag.value, TextFolding.fold(tag.value)])
+        }
+    }
+}

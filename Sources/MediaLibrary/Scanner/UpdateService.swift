@@ -1,0 +1,105 @@
+import Dispatch
+import Foundation
+public import MPDProtocol
+import Synchronization
+import Logging
+
+/// What the library tells the rest of the server about.
+public enum LibraryEvent: Sendable, Equatable {
+    /// An update job started or finished (idle `update`).
+    case update
+    /// The database changed (idle `database`).
+    case database
+}
+
+/// Runs `update` and `rescan` jobs one at a time on a background queue, as MPD's
+/// `UpdateService` does: each job gets an id at once, later jobs wait in a bounded queue.
+public final class UpdateService: Sendable {
+    /// MPD's limit on waiting jobs.
+    static let maximumQueued = 32
+    /// Job ids wrap around after this, as in MPD.
+    static let maximumJobID = 1 << 15
+
+    private struct Job {
+        let id: Int
+        let uri: String
+        let rescan: Bool
+    }
+
+    private struct State {
+        var pending: [Job] = []
+        var running: Job?
+        var lastID = 0
+    }
+
+    private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "tonearm.update", qos: .utility)
+    private let scanner: Scanner
+    private let logger: Logger
+    private let onEvent: @Sendable (LibraryEvent) -> Void
+
+    init(scanner: Scanner, logger: Logger, onEvent: @escaping @Sendable (LibraryEvent) -> Void) {
+        self.scanner = scanner
+        self.logger = logger
+        self.onEvent = onEvent
+    }
+
+    /// The id of the job running now, for `status`'s `updating_db`.
+    public var runningJobID: Int? { state.withLock { $0.running?.id } }
+
+    /// Queues an update of `uri` (`""` for everything) and returns its job id.
+    /// - Throws: ACK 54 `Update queue is full` when 32 jobs wait already.
+    public func enqueue(_ uri: String, rescan: Bool) throws(MPDError) -> Int {
+        let result: Result<(Job, startNow: Bool), MPDError> = state.withLock { state in
+            guard state.pending.count < Self.maximumQueued else {
+                return .failure(MPDError(.updateAlready, "Update queue is full"))
+            }
+            state.lastID = state.lastID >= Self.maximumJobID ? 1 : state.lastID + 1
+            let job = Job(id: state.lastID, uri: uri, rescan: rescan)
+            if state.running == nil {
+                state.running = job
+                return .success((job, true))
+            }
+            state.pending.append(job)
+            return .success((job, false))
+        }
+        let (job, startNow) = try result.get()
+        if startNow { start(job) }
+        return job.id
+    }
+
+    private func start(_ job: Job) {
+        onEvent(.update)
+        queue.async { [self] in
+            run(job)
+        }
+    }
+
+    private func run(_ job: Job) {
+        var current = job
+        while true {
+            let started = Date()
+            do {
+                let now = Int64(Date().timeIntervalSince1970)
+                if try scanner.update(current.uri, rescan: current.rescan, now: now) { onEvent(.database) }
+                let seconds = Date().timeIntervalSince(started)
+                logger.info("update job \(current.id) finished in \(String(format: "%.2f", seconds)) s")
+            } catch {
+                logger.error("update of \"\(current.uri)\" failed: \(error)")
+            }
+            let next: Job? = state.withLock { state in
+                if state.pending.isEmpty {
+                    state.running = nil
+                    return nil
+                }
+                let next = state.pending.removeFirst()
+                state.running = next
+                return next
+            }
+            onEvent(.update)
+            guard let next else { return }
+            onEvent(.update)
+            current = next
+        }
+    }
+}

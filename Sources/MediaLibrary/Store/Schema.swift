@@ -1,0 +1,87 @@
+import GRDB
+import MPDProtocol
+
+/// The library database's schema, as GRDB migrations: each released schema change is a new
+/// migration, never an edit of an old one, so an existing database upgrades in place.
+enum Schema {
+    /// The tags whose values go into the trigram index. Numbers, dates and identifiers are
+    /// left out: a substring search over them is rare and scans few rows of one tag anyway,
+    /// while their trigrams would make the index (and every scan) much larger.
+    static let fullTextTags: [TagType] = TagType.allCases.filter {
+        switch $0 {
+        case .track, .disc, .date, .originalDate, .movementNumber, .showMovement,
+             .musicBrainzArtistID, .musicBrainzAlbumID, .musicBrainzAlbumArtistID, .musicBrainzTrackID,
+             .musicBrainzReleaseTrackID, .musicBrainzWorkID, .musicBrainzReleaseGroupID:
+            false
+        default:
+            true
+        }
+    }
+
+    /// The migrations, in order.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            // `ord` is the position in MPD's database walk (songs, then playlists, then each
+            // child directory followed by its contents): the order of listallinfo and of an
+            // unsorted find. A directory's subtree is the range (ord, ordEnd].
+            try db.execute(sql: """
+                CREATE TABLE directory (
+                    id INTEGER PRIMARY KEY,
+                    path TEXT NOT NULL UNIQUE,
+                    parent INTEGER REFERENCES directory(id) ON DELETE CASCADE,
+                    mtime INTEGER NOT NULL,
+                    ord INTEGER NOT NULL DEFAULT 0,
+                    ordEnd INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX directory_parent ON directory(parent);
+                CREATE TABLE song (
+                    id INTEGER PRIMARY KEY,
+                    uri TEXT NOT NULL UNIQUE,
+                    directory INTEGER NOT NULL REFERENCES directory(id) ON DELETE CASCADE,
+                    mtime INTEGER NOT NULL,
+                    size INTEGER NOT NULL,
+                    added INTEGER NOT NULL,
+                    duration REAL,
+                    format TEXT,
+                    hasPicture INTEGER NOT NULL DEFAULT 0,
+                    ord INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX song_directory ON song(directory);
+                CREATE INDEX song_ord ON song(ord);
+                CREATE TABLE songTag (
+                    id INTEGER PRIMARY KEY,
+                    song INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
+                    tag INTEGER NOT NULL,
+                    value TEXT NOT NULL,
+                    folded TEXT NOT NULL
+                );
+                CREATE INDEX songTag_song ON songTag(song, tag);
+                CREATE INDEX songTag_value ON songTag(tag, value);
+                CREATE INDEX songTag_folded ON songTag(tag, folded);
+                CREATE TABLE playlistFile (
+                    id INTEGER PRIMARY KEY,
+                    uri TEXT NOT NULL UNIQUE,
+                    directory INTEGER NOT NULL REFERENCES directory(id) ON DELETE CASCADE,
+                    mtime INTEGER NOT NULL,
+                    ord INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+                CREATE VIRTUAL TABLE songTagText USING fts5(
+                    folded, content='songTag', content_rowid='id', tokenize='trigram'
+                );
+                """)
+            let indexed = fullTextTags.map { String($0.rawValue) }.joined(separator: ",")
+            try db.execute(sql: """
+                CREATE TRIGGER songTag_ai AFTER INSERT ON songTag WHEN new.tag IN (\(indexed)) BEGIN
+                    INSERT INTO songTagText(rowid, folded) VALUES (new.id, new.folded);
+                END;
+                CREATE TRIGGER songTag_ad AFTER DELETE ON songTag WHEN old.tag IN (\(indexed)) BEGIN
+                    INSERT INTO songTagText(songTagText, rowid, folded) VALUES ('delete', old.id, old.folded);
+                END;
+                """)
+            try db.execute(sql: "INSERT INTO directory (id, path, parent, mtime) VALUES (1, '', NULL, 0)")
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,123 @@
+import Configuration
+import MediaLibrary
+import MPDProtocol
+
+/// The browsing commands of MPD's "music database" group: `lsinfo`, `listall`,
+/// `listallinfo`, `listfiles`.
+enum DatabaseBrowseCommands {
+    static let definitions: [CommandDefinition] = [
+        CommandDefinition("listall", permission: .read, arguments: .between(0, 1), handler: listAll),
+        CommandDefinition("listallinfo", permission: .read, arguments: .between(0, 1), handler: listAllInfo),
+        CommandDefinition("listfiles", permission: .read, arguments: .between(0, 1), handler: listFiles),
+        CommandDefinition("lsinfo", permission: .read, arguments: .between(0, 1), handler: lsinfo),
+    ]
+
+    /// How many entries one database read fetches while a listing streams.
+    static let pageSize = 1000
+
+    /// `lsinfo [URI]`: a directory's songs, playlists and subdirectories, or one song.
+    static func lsinfo(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
+        let library = try invocation.server.requireLibrary()
+        let uri = try LibraryURI.local(invocation.arguments.first ?? "", allowEmpty: true)
+        if !uri.isEmpty, case .song(let song)? = try await library.item(at: uri) {
+            SongPrinter.write(song, tags: invocation.visibleTags, to: &invocation.response)
+            return .ok
+        }
+        guard try await stream(&invocation, library, uri, recursive: false, details: true) else {
+            throw MPDError(.noExist, "No such directory")
+        }
+        return .ok
+    }
+
+    /// `listall [URI]`: every directory, song and playlist below URI, URIs only.
+    static func listAll(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
+        try await walkRecursively(&invocation, details: false)
+    }
+
+    /// `listallinfo [URI]`: as `listall`, with each song's block.
+    static func listAllInfo(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
+        try await walkRecursively(&invocation, details: true)
+    }
+
+    private static func walkRecursively(_ invocation: inout CommandInvocation, details: Bool) async throws -> CommandOutcome {
+        let library = try invocation.server.requireLibrary()
+        var uri = invocation.arguments.first ?? ""
+        if uri == "/" { uri = "" }
+        if try await stream(&invocation, library, uri, recursive: true, details: details) { return .ok }
+        // A song URI lists that song alone, as MPD's database selection does.
+        if let song = try await library.song(at: uri) {
+            if details {
+                SongPrinter.write(song, tags: invocation.visibleTags, to: &invocation.response)
+            } else {
+                invocation.response.append("file", song.uri)
+            }
+            return .ok
+        }
+        throw MPDError(.noExist, "No such directory")
+    }
+
+    /// Streams a directory walk page by page; `false` when there is no such directory.
+    private static func stream(
+        _ invocation: inout CommandInvocation,
+        _ library: MediaLibrary,
+        _ uri: String,
+        recursive: Bool,
+        details: Bool
+    ) async throws -> Bool {
+        var cursor: Int64 = 0
+        let tags = invocation.visibleTags
+        while true {
+            guard let page = try await library.walk(uri, recursive: recursive, details: details, after: cursor, limit: pageSize)
+            else { return false }
+            for entry in page.entries {
+                switch entry {
+                case .directory(let directory):
+                    if details {
+                        SongPrinter.write(directory, to: &invocation.response)
+                    } else {
+                        invocation.response.append("directory", directory.path)
+                    }
+                case .song(let song):
+                    if details {
+                        SongPrinter.write(song, tags: tags, to: &invocation.response)
+                    } else {
+                        invocation.response.append("file", song.uri)
+                    }
+                case .playlist(let playlist):
+                    if details {
+                        SongPrinter.write(playlist, to: &invocation.response)
+                    } else {
+                        invocation.response.append("playlist", playlist.uri)
+                    }
+                }
+            }
+            try await invocation.flushIfLarge()
+            guard let next = page.next else { return true }
+            cursor = next
+        }
+    }
+
+    /// `listfiles [URI]`: the files and folders on disk, playable or not, names only.
+    static func listFiles(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
+        let library = try invocation.server.requireLibrary()
+        let uri = try LibraryURI.local(invocation.arguments.first ?? "", allowEmpty: true)
+        guard let entries = library.files(in: uri) else {
+            throw MPDError(.noExist, "No such directory")
+        }
+        for entry in entries {
+            if entry.isDirectory {
+                invocation.response.append("directory", entry.name)
+            } else {
+                invocation.response.append("file", entry.name)
+                invocation.response.append("size", entry.size)
+            }
+            invocation.response.append("Last-Modified", SongPrinter.timestamp(entry.mtime))
+        }
+        return .ok
+    }
+}
+
+extension CommandInvocation {
+    /// The tags song blocks show this client: its `tagtypes` within `metadata_to_use`.
+    var visibleTags: TagMask { session.tagMask.intersection(server.metadataTags) }
+}

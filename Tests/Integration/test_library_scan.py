@@ -1,0 +1,172 @@
+"""The music database end to end: the first start scans, browsing, updates and their idle
+events, stats and album art, on a small library made with ffmpeg."""
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+
+def encode(path: Path, seconds: float = 1, **tags):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    metadata = [arg for key, value in tags.items() for arg in ("-metadata", f"{key}={value}")]
+    subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", f"sine=d={seconds}",
+                    *metadata, str(path)], check=True)
+
+
+@pytest.fixture(scope="module")
+def music(tmp_path_factory):
+    root = tmp_path_factory.mktemp("music")
+    encode(root / "Artist/Album/01.flac", artist="Björk", album="Debut", title="Human Behaviour", track="1/11")
+    encode(root / "Artist/Album/02.flac", 2, artist="Björk", album="Debut", title="Crying", track="2/11")
+    encode(root / "Other/x.ogg", artist="Other", title="X \"quoted\"")
+    encode(root / "root.flac", title="At the root")
+    subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=red:s=8x8",
+                    "-frames:v", "1", str(root / "Artist/Album/cover.png")], check=True)
+    (root / "Other/notes.txt").write_text("not music\n")
+    (root / "Other/broken.flac").write_bytes(b"fLaC" + bytes(range(256)) * 4)
+    (root / "Empty").mkdir()
+    return root
+
+
+def library_copy(music, tmp_path) -> Path:
+    copy = tmp_path / "music"
+    shutil.copytree(music, copy)
+    return copy
+
+
+def wait_for_update(connection, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not any(line.startswith("updating_db:") for line in connection.command("status")):
+            return
+        time.sleep(0.05)
+    raise AssertionError("the update did not finish")
+
+
+@pytest.fixture
+def library(make_tonearm, music, tmp_path):
+    server = make_tonearm(music_dir=library_copy(music, tmp_path))
+    with server.connect() as c:
+        wait_for_update(c)
+    return server
+
+
+def test_first_start_scans_the_music_directory(library):
+    with library.connect() as c:
+        stats = dict(line.split(": ", 1) for line in c.command("stats")[:-1])
+        assert stats["songs"] == "4" and stats["artists"] == "2" and stats["albums"] == "1"
+        assert stats["db_playtime"] == "5" and int(stats["db_update"]) > 0
+
+
+def test_lsinfo_lists_songs_then_directories_and_prunes_empty_ones(library):
+    with library.connect() as c:
+        root = c.command("lsinfo")
+        assert [l for l in root if not l.startswith(("Last-Modified", "Added", "Format", "Time", "duration"))] == [
+            "file: root.flac", "Title: At the root", "directory: Artist", "directory: Other", "OK"]
+        assert c.command("lsinfo /") == root
+        assert c.command("lsinfo Empty") == ["ACK [50@0] {lsinfo} No such directory"]
+        assert c.command("lsinfo ../etc") == ["ACK [2@0] {lsinfo} Bad relative path"]
+
+
+def test_song_block_fields_and_track_numbers(library):
+    with library.connect() as c:
+        block = c.command("lsinfo Artist/Album/01.flac")
+        keys = [line.split(":", 1)[0] for line in block[:-1]]
+        assert keys == ["file", "Last-Modified", "Added", "Format", "Artist", "Album", "Title", "Track", "Time",
+                        "duration"]
+        assert "Format: 44100:16:1" in block and "Track: 1" in block and "duration: 1.000" in block
+        c.command("tagtypes clear")
+        assert [line.split(":")[0] for line in c.command("lsinfo Artist/Album/01.flac")[:-1]] == [
+            "file", "Last-Modified", "Added", "Format", "Time", "duration"]
+
+
+def test_listall_walks_in_mpd_order(library):
+    with library.connect() as c:
+        assert c.command("listall") == [
+            "file: root.flac", "directory: Artist", "directory: Artist/Album", "file: Artist/Album/01.flac",
+            "file: Artist/Album/02.flac", "directory: Other", "file: Other/x.ogg", "OK"]
+        assert c.command("listall Other") == ["file: Other/x.ogg", "OK"]
+        assert c.command("listall Artist/Album/02.flac") == ["file: Artist/Album/02.flac", "OK"]
+        assert c.command("listall nope") == ["ACK [50@0] {listall} No such directory"]
+        info = c.command("listallinfo Other")
+        assert info[0] == "file: Other/x.ogg" and 'Title: X "quoted"' in info
+
+
+def test_listfiles_shows_every_file(library):
+    with library.connect() as c:
+        lines = c.command("listfiles Other")
+        assert [l for l in lines if l.startswith(("file:", "directory:"))] == [
+            "file: broken.flac", "file: notes.txt", "file: x.ogg"]
+        assert c.command("listfiles nope")[-1] == "ACK [50@0] {listfiles} No such directory"
+
+
+def test_update_adds_and_removes_songs_and_raises_idle_events(library):
+    with library.connect() as watcher, library.connect() as c:
+        watcher.send("idle database update\n")
+        time.sleep(0.2)
+        encode(library.music_dir / "Other/new.flac", title="New")
+        (library.music_dir / "root.flac").unlink()
+        reply = c.command("update")
+        assert reply[0].startswith("updating_db: ") and reply[-1] == "OK"
+        assert watcher.read_response(timeout=10) in (["changed: update", "OK"], ["changed: database", "OK"],
+                                                    ["changed: database", "changed: update", "OK"])
+        wait_for_update(c)
+        watcher.send("idle database\n")
+        assert watcher.read_response(timeout=10) == ["changed: database", "OK"]
+        assert c.command("lsinfo Other/new.flac")[0] == "file: Other/new.flac"
+        assert c.command("lsinfo root.flac") == ["ACK [50@0] {lsinfo} No such directory"]
+        stats = dict(line.split(": ", 1) for line in c.command("stats")[:-1])
+        assert stats["songs"] == "4"
+
+
+def test_update_rejects_bad_paths(library):
+    with library.connect() as c:
+        assert c.command("update ../x") == ["ACK [2@0] {update} Malformed path"]
+        assert c.command("update a//b") == ["ACK [2@0] {update} Malformed path"]
+        assert c.command("rescan")[0].startswith("updating_db: ")
+
+
+def test_database_survives_a_restart_without_rescanning(make_tonearm, music, tmp_path):
+    server = make_tonearm(music_dir=library_copy(music, tmp_path))
+    with server.connect() as c:
+        wait_for_update(c)
+        before = c.command("listallinfo")
+    server.stop()
+    server.start()
+    with server.connect() as c:
+        assert not any(line.startswith("updating_db") for line in c.command("status"))
+        assert c.command("listallinfo") == before
+
+
+def test_albumart_reads_the_cover_in_chunks(library):
+    cover = (library.music_dir / "Artist/Album/cover.png").read_bytes()
+    with library.connect() as c:
+        c.command("binarylimit 64")
+        received = b""
+        while True:
+            c.send(f"albumart Artist/Album/01.flac {len(received)}\n")
+            size = int(c.read_line().removeprefix("size: "))
+            length = int(c.read_line().removeprefix("binary: "))
+            while len(c.buffer) < length + 1:
+                c._fill(None)
+            received += c.buffer[:length]
+            c.buffer = c.buffer[length + 1:]
+            assert c.read_line() == "OK"
+            if len(received) >= size:
+                break
+        assert received == cover
+        assert c.command(f"albumart Artist/Album/01.flac {len(cover) + 1}") == [
+            "ACK [2@0] {albumart} Offset too large"]
+        assert c.command("albumart Other/x.ogg 0") == ["ACK [50@0] {albumart} No file exists"]
+        assert c.command("readpicture Other/x.ogg 0") == ["OK"]
+
+
+def test_no_database_without_a_usable_db_file(make_tonearm, tmp_path):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    server = make_tonearm(extra_config=f'db_file "{blocker}/db.sqlite"\n')
+    with server.connect() as c:
+        assert c.command("lsinfo") == ["ACK [50@0] {lsinfo} No database"]
+        assert c.command("stats")[-1] == "OK"
