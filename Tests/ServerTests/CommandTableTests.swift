@@ -13,6 +13,8 @@ struct CommandTableTests {
         #expect(Set(names) == [
             "binarylimit", "close", "commands", "config", "decoders", "idle", "kill", "notcommands",
             "password", "ping", "protocol", "tagtypes", "urlhandlers",
+            "albumart", "listall", "listallinfo", "listfiles", "lsinfo", "readcomments", "readpicture",
+            "rescan", "stats", "status", "update",
         ])
     }
 
@@ -48,7 +50,12 @@ struct CommandTableTests {
         let table = CommandTable.standard
         let anonymous = table.names(allowedFor: .none)
         #expect(anonymous == ["binarylimit", "close", "commands", "notcommands", "password", "ping", "protocol", "tagtypes"])
-        #expect(table.names(deniedFor: .none) == ["config", "decoders", "idle", "kill", "urlhandlers"])
+        #expect(table.names(deniedFor: .none) == [
+            "albumart", "config", "decoders", "idle", "kill", "listall", "listallinfo", "listfiles", "lsinfo",
+            "readcomments", "readpicture", "rescan", "stats", "status", "update", "urlhandlers",
+        ])
+        #expect(table.names(allowedFor: .read).contains("lsinfo"))
+        #expect(!table.names(allowedFor: .read).contains("update"))
         #expect(table.names(deniedFor: .all) == [])
     }
 }

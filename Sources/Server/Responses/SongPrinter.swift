@@ -48,9 +48,10 @@ enum SongPrinter {
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
-    /// A number of seconds with three decimals, as MPD's `%1.3f`.
+    /// A number of seconds with three decimals, as MPD's `%1.3f` of a time it keeps in whole
+    /// milliseconds, cut rather than rounded.
     static func threeDecimals(_ value: Double) -> String {
-        let milliseconds = Int64((value * 1000).rounded())
+        let milliseconds = Int64((value * 1000).rounded(.down))
         let fraction = milliseconds % 1000
         let padded = fraction < 10 ? "00\(fraction)" : (fraction < 100 ? "0\(fraction)" : "\(fraction)")
         return "\(milliseconds / 1000).\(padded)"
