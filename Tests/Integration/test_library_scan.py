@@ -170,3 +170,68 @@ def test_no_database_without_a_usable_db_file(make_tonearm, tmp_path):
     with server.connect() as c:
         assert c.command("lsinfo") == ["ACK [50@0] {lsinfo} No database"]
         assert c.command("stats")[-1] == "OK"
+
+
+def uris(lines):
+    return [line.removeprefix("file: ") for line in lines if line.startswith("file: ")]
+
+
+def test_find_is_exact_and_search_folds_case(library):
+    with library.connect() as c:
+        assert uris(c.command("find artist Björk")) == ["Artist/Album/01.flac", "Artist/Album/02.flac"]
+        assert uris(c.command("find artist björk")) == []
+        assert uris(c.command("search artist BJÖ")) == ["Artist/Album/01.flac", "Artist/Album/02.flac"]
+        assert uris(c.command("search \"(title == 'crying')\"")) == ["Artist/Album/02.flac"]
+        assert uris(c.command("search \"(title == 'cry')\"")) == []
+        assert uris(c.command("find \"(title contains_ci 'BEHAV')\"")) == ["Artist/Album/01.flac"]
+        assert uris(c.command("search \"(title starts_with 'at the')\"")) == ["root.flac"]
+        assert uris(c.command("search \"(title =~ '^x .QUO')\"")) == ["Other/x.ogg"]
+        assert uris(c.command("find \"(title =~ '^x .QUO')\"")) == []
+
+
+def test_filters_combine_negate_and_fall_back(library):
+    with library.connect() as c:
+        both = "find \"((artist == 'Björk') AND (!(title == 'Crying')))\""
+        assert uris(c.command(both)) == ["Artist/Album/01.flac"]
+        # AlbumArtist falls back to Artist; an empty value matches songs without the tag.
+        assert uris(c.command("find albumartist Other")) == ["Other/x.ogg"]
+        assert uris(c.command("find \"(artist == '')\"")) == ["root.flac"]
+        assert uris(c.command("find \"(base 'Artist')\"")) == ["Artist/Album/01.flac", "Artist/Album/02.flac"]
+        assert uris(c.command("find \"(file == 'root.flac')\"")) == ["root.flac"]
+        assert uris(c.command("find \"(AudioFormat =~ '44100:*:1')\"")) == uris(c.command("listall"))
+        assert uris(c.command("find \"(modified-since '2000-01-01')\"")) == uris(c.command("listall"))
+
+
+def test_sort_and_window(library):
+    with library.connect() as c:
+        assert uris(c.command("find \"(base '')\" sort -Title")) == [
+            "Other/x.ogg", "Artist/Album/01.flac", "Artist/Album/02.flac", "root.flac"]
+        assert uris(c.command("find \"(base '')\" sort Track window 1:3")) == [
+            "Other/x.ogg", "Artist/Album/01.flac"]
+        assert c.command("find artist x sort Nope") == ["ACK [2@0] {find} Unknown sort tag"]
+
+
+def test_count_and_list(library):
+    with library.connect() as c:
+        assert c.command("count artist Björk") == ["songs: 2", "playtime: 3", "OK"]
+        assert c.command("count group artist") == [
+            "Artist: ", "songs: 1", "playtime: 1", "Artist: Björk", "songs: 2", "playtime: 3",
+            "Artist: Other", "songs: 1", "playtime: 1", "OK"]
+        assert c.command("searchcount title a") == ["songs: 2", "playtime: 2", "OK"]
+        assert c.command("list artist") == ["Artist: ", "Artist: Björk", "Artist: Other", "OK"]
+        assert c.command("list album group artist") == [
+            "Artist: ", "Album: ", "Artist: Björk", "Album: Debut", "Artist: Other", "Album: ", "OK"]
+        assert c.command("list album Björk") == ["Album: Debut", "OK"]
+        assert c.command("list title \"(artist == 'Other')\"") == ['Title: X "quoted"', "OK"]
+
+
+def test_malformed_filters_get_mpds_errors(library):
+    with library.connect() as c:
+        assert c.command("find") == ['ACK [2@0] {find} too few arguments for "find"']
+        assert c.command("find artist") == ["ACK [2@0] {find} Incorrect number of filter arguments"]
+        assert c.command("find \"(artist == \"") == ["ACK [2@0] {find} Quoted string expected"]
+        assert c.command("find \"(bogus == 'x')\"") == ["ACK [2@0] {find} Unknown filter type: bogus"]
+        assert c.command("find \"(artist == 'x') junk\"") == ["ACK [2@0] {find} Unparsed garbage after expression"]
+        assert c.command("list bogus") == ["ACK [2@0] {list} Unknown tag type: bogus"]
+        assert c.command("list album group album") == ["ACK [2@0] {list} Conflicting group"]
+        assert c.command("ping") == ["OK"]

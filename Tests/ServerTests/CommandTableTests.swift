@@ -14,7 +14,7 @@ struct CommandTableTests {
             "binarylimit", "close", "commands", "config", "decoders", "idle", "kill", "notcommands",
             "password", "ping", "protocol", "tagtypes", "urlhandlers",
             "albumart", "listall", "listallinfo", "listfiles", "lsinfo", "readcomments", "readpicture",
-            "rescan", "stats", "status", "update",
+            "rescan", "stats", "status", "update", "count", "find", "list", "search", "searchcount",
         ])
     }
 
@@ -51,8 +51,9 @@ struct CommandTableTests {
         let anonymous = table.names(allowedFor: .none)
         #expect(anonymous == ["binarylimit", "close", "commands", "notcommands", "password", "ping", "protocol", "tagtypes"])
         #expect(table.names(deniedFor: .none) == [
-            "albumart", "config", "decoders", "idle", "kill", "listall", "listallinfo", "listfiles", "lsinfo",
-            "readcomments", "readpicture", "rescan", "stats", "status", "update", "urlhandlers",
+            "albumart", "config", "count", "decoders", "find", "idle", "kill", "list", "listall", "listallinfo",
+            "listfiles", "lsinfo", "readcomments", "readpicture", "rescan", "search", "searchcount", "stats",
+            "status", "update", "urlhandlers",
         ])
         #expect(table.names(allowedFor: .read).contains("lsinfo"))
         #expect(!table.names(allowedFor: .read).contains("update"))

@@ -23,7 +23,7 @@ public struct CommandTable: Sendable {
     /// Every command Tonearm implements.
     public static let standard = CommandTable(
         StatusCommands.definitions + ConnectionCommands.definitions + ReflectionCommands.definitions
-            + DatabaseBrowseCommands.definitions + UpdateCommands.definitions
+            + DatabaseBrowseCommands.definitions + DatabaseQueryCommands.definitions + UpdateCommands.definitions
             + ArtworkCommands.definitions
     )
 

@@ -1,0 +1,102 @@
+extension AudioFormatPattern {
+    /// Parses the operand of `AudioFormat ==` / `=~` as MPD's `ParseAudioFormat`
+    /// (src/pcm/AudioParser.cxx) does, with its messages.
+    ///
+    /// `RATE:BITS:CHANNELS`, where BITS is `8`, `16`, `24` (also `24_3`), `32`, `f` or `dsd`;
+    /// `dsdN:CHANNELS` (N even, 32...4096) is DSD at N × 44100 / 8 Hz. With `mask`, any field may
+    /// be `*`. Numbers are read with `strtoul`, so blanks and a sign are accepted; the sample
+    /// rate and channel count are checked after narrowing to 32 bits, as in MPD.
+    static func parse(_ text: String, mask: Bool) throws(MPDError) -> AudioFormatPattern {
+        let bytes = FilterScanner(text).bytes
+        var index = 0
+
+        if bytes.starts(with: "dsd".utf8), let dsd = ASCII.strtoul(bytes, from: 3), byte(bytes, dsd.end) == UInt8(ascii: ":"),
+            (32...4096).contains(dsd.value), dsd.value % 2 == 0
+        {
+            index = dsd.end + 1
+            let channels = try channelCount(bytes, &index, mask: mask)
+            try expectEnd(bytes, index)
+            return AudioFormatPattern(
+                sampleRate: UInt32(dsd.value * 44_100 / 8), bits: "dsd", channels: channels, isMask: mask)
+        }
+
+        let sampleRate = try sampleRate(bytes, &index, mask: mask)
+        guard byte(bytes, index) == UInt8(ascii: ":") else { throw MPDError(.argument, "Sample format missing") }
+        index += 1
+        let bits = try sampleFormat(bytes, &index, mask: mask)
+        guard byte(bytes, index) == UInt8(ascii: ":") else { throw MPDError(.argument, "Channel count missing") }
+        index += 1
+        let channels = try channelCount(bytes, &index, mask: mask)
+        try expectEnd(bytes, index)
+        return AudioFormatPattern(sampleRate: sampleRate, bits: bits, channels: channels, isMask: mask)
+    }
+
+    private static func sampleRate(_ bytes: [UInt8], _ index: inout Int, mask: Bool) throws(MPDError) -> UInt32? {
+        if mask, byte(bytes, index) == UInt8(ascii: "*") {
+            index += 1
+            return nil
+        }
+        guard let number = ASCII.strtoul(bytes, from: index) else {
+            throw MPDError(.argument, "Failed to parse the sample rate")
+        }
+        // MPD validates the value narrowed to `unsigned` but prints the `unsigned long`.
+        let rate = UInt32(truncatingIfNeeded: number.value)
+        guard rate > 0, rate < 1 << 30 else { throw MPDError(.argument, "Invalid sample rate: \(number.value)") }
+        index = number.end
+        return rate
+    }
+
+    private static func sampleFormat(_ bytes: [UInt8], _ index: inout Int, mask: Bool) throws(MPDError) -> String? {
+        if mask, byte(bytes, index) == UInt8(ascii: "*") {
+            index += 1
+            return nil
+        }
+        if byte(bytes, index) == UInt8(ascii: "f") {
+            index += 1
+            return "f"
+        }
+        if bytes[index...].starts(with: "dsd".utf8) {
+            index += 3
+            return "dsd"
+        }
+        guard let number = ASCII.strtoul(bytes, from: index) else {
+            throw MPDError(.argument, "Failed to parse the sample format")
+        }
+        index = number.end
+        switch number.value {
+        case 8: return "8"
+        case 16: return "16"
+        case 24:
+            // The pre-0.17 spelling of packed 24-bit samples.
+            if bytes[index...].starts(with: "_3".utf8) { index += 2 }
+            return "24"
+        case 32: return "32"
+        default: throw MPDError(.argument, "Invalid sample format: \(number.value)")
+        }
+    }
+
+    private static func channelCount(_ bytes: [UInt8], _ index: inout Int, mask: Bool) throws(MPDError) -> UInt8? {
+        if mask, byte(bytes, index) == UInt8(ascii: "*") {
+            index += 1
+            return nil
+        }
+        guard let number = ASCII.strtoul(bytes, from: index) else {
+            throw MPDError(.argument, "Failed to parse the channel count")
+        }
+        // MPD checks and prints the value narrowed to `unsigned` (`%u`).
+        let channels = UInt32(truncatingIfNeeded: number.value)
+        guard (1...8).contains(channels) else { throw MPDError(.argument, "Invalid channel count: \(channels)") }
+        index = number.end
+        return UInt8(channels)
+    }
+
+    private static func expectEnd(_ bytes: [UInt8], _ index: Int) throws(MPDError) {
+        guard index < bytes.count else { return }
+        let extra = String(decoding: bytes[index...], as: UTF8.self)
+        throw MPDError(.argument, "Extra data after channel count: \(extra)")
+    }
+
+    private static func byte(_ bytes: [UInt8], _ index: Int) -> UInt8 {
+        index < bytes.count ? bytes[index] : 0
+    }
+}

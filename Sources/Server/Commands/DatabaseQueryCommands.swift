@@ -1,0 +1,90 @@
+import Configuration
+import MediaLibrary
+import MPDProtocol
+
+/// The query commands of MPD's "music database" group: `find`, `search`, `count`,
+/// `searchcount`, `list`.
+enum DatabaseQueryCommands {
+    static let definitions: [CommandDefinition] = [
+        CommandDefinition("count", permission: .read, arguments: .atLeast(1), handler: count),
+        CommandDefinition("find", permission: .read, arguments: .atLeast(1), handler: find),
+        CommandDefinition("list", permission: .read, arguments: .atLeast(1), handler: list),
+        CommandDefinition("search", permission: .read, arguments: .atLeast(1), handler: search),
+        CommandDefinition("searchcount", permission: .read, arguments: .atLeast(1), handler: searchCount),
+    ]
+
+    /// How many songs one database read fetches while a result streams.
+    static let pageSize = 500
+
+    /// `find FILTER [sort TYPE] [window START:END]`: matching songs, case-sensitively.
+    static func find(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
+        try await printSongs(&invocation, foldCase: false)
+    }
+
+    /// `search FILTER [sort TYPE] [window START:END]`: matching songs, case-insensitively.
+    static func search(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
+        try await printSongs(&invocation, foldCase: true)
+    }
+
+    private static func printSongs(_ invocation: inout CommandInvocation, foldCase: Bool) async throws -> CommandOutcome {
+        let selection = try DatabaseSelection.parse(invocation.arguments[...], foldCase: foldCase, allowsPosition: false)
+        let library = try invocation.server.requireLibrary()
+        let ids = try await library.songIDs(selection)
+        let tags = invocation.visibleTags
+        var start = 0
+        while start < ids.count {
+            let page = Array(ids[start..<min(start + pageSize, ids.count)])
+            start += page.count
+            for song in try await library.songs(ids: page) {
+                SongPrinter.write(song, tags: tags, to: &invocation.response)
+            }
+            try await invocation.flushIfLarge()
+        }
+        return .ok
+    }
+
+    /// `count FILTER [group TAG]`: how many songs match and their total time.
+    static func count(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
+        try await printCount(&invocation, foldCase: false)
+    }
+
+    /// `searchcount FILTER [group TAG]`: `count`, case-insensitively (MPD 0.24).
+    static func searchCount(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
+        try await printCount(&invocation, foldCase: true)
+    }
+
+    private static func printCount(_ invocation: inout CommandInvocation, foldCase: Bool) async throws -> CommandOutcome {
+        let selection = try CountSelection.parse(invocation.arguments[...], foldCase: foldCase)
+        let library = try invocation.server.requireLibrary()
+        for group in try await library.count(selection) {
+            if let value = group.value, let tag = selection.group { invocation.response.append(tag.name, value) }
+            invocation.response.append("songs", group.songs)
+            invocation.response.append("playtime", Int64(group.playtime.rounded()))
+        }
+        return .ok
+    }
+
+    /// `list TYPE [FILTER] [group TAG]... [window START:END]`: distinct values, nested by group.
+    static func list(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
+        let selection = try ListSelection.parse(invocation.arguments[...])
+        let library = try invocation.server.requireLibrary()
+        let rows = try await library.list(selection)
+        let names: [String]
+        switch selection.subject {
+        case .tag(let tag): names = selection.groups.reversed().map { $0.name } + [tag.name]
+        case .uri: names = ["file"]
+        }
+        var previous: [String] = []
+        for row in rows {
+            // A level is printed again only when it or a level outside it changed.
+            var changed = previous.count != row.count
+            for (level, value) in row.enumerated() {
+                if !changed && previous[level] != value { changed = true }
+                if changed || level == row.count - 1 { invocation.response.append(names[level], value) }
+            }
+            previous = row
+            try await invocation.flushIfLarge()
+        }
+        return .ok
+    }
+}
