@@ -18,5 +18,6 @@ let package = Package(
         .target(name: "Configuration"),
         .executableTarget(name: "FuzzRequestFraming", dependencies: ["MPDProtocol"]),
         .executableTarget(name: "FuzzConfigParser", dependencies: ["Configuration"]),
+        .executableTarget(name: "FuzzFilterExpression", dependencies: ["MPDProtocol"]),
     ]
 )
