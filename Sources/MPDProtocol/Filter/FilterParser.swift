@@ -88,13 +88,21 @@ extension FilterExpression {
 
 /// What a filter's `TYPE` word names (MPD's `locate_parse_type`).
 enum FilterType: Equatable {
+    /// A tag name.
     case tag(TagType)
+    /// `any`.
     case any
+    /// `file` or `filename`.
     case uri
+    /// `base`.
     case base
+    /// `modified-since`.
     case modifiedSince
+    /// `added-since`.
     case addedSince
+    /// `AudioFormat`.
     case audioFormat
+    /// `prio`.
     case priority
 
     /// Looks `name` up; `nil` when it names nothing. `base`, `modified-since` and

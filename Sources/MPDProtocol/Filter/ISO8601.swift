@@ -80,7 +80,9 @@ enum ISO8601 {
 
     /// One `strptime` conversion, or a byte that must match literally.
     enum Field {
+        /// `%Y`, `%m`, `%d`, `%H`, `%M`, `%S`.
         case year, month, day, hour, minute, second
+        /// A byte that must come next.
         case literal(UInt8)
     }
 
