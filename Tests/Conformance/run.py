@@ -11,14 +11,26 @@ Session files (sessions/*.session), one step per line:
     ?quiet SECONDS    record whether nothing arrives for SECONDS
     >> connection N   switch to connection N (opened, and its greeting recorded, on first use)
     # comment
-Transcripts hold what was sent and every line received. Before comparing, the greeting's
-version is normalised (MPD 0.23 greets with its own protocol version).
+A session whose first line is `# library: fixture` runs on the generated fixture library
+(Tests/support/library.py; one copy per run, shared by both servers, each with its own database
+file), and the runner waits for each server's initial scan before playing it. Other sessions run
+on an empty music folder.
+
+Transcripts hold what was sent and every line received; `binary: N` data is recorded as its
+length and a SHA-256 prefix. Before comparing, the greeting's version is normalised (MPD 0.23
+greets with its own protocol version), the times uptime/playtime/db_update/Last-Modified are
+masked, the music folder's path is replaced by `<music_directory>`, and `Added:` song lines are dropped: Tonearm prints MPD 0.24's `Added:` line, which
+Debian's MPD 0.23 lacks.
+
+`--only-mpd` plays the sessions against MPD alone and prints its transcripts (to check that a
+session is deterministic: run it twice and compare).
 
 allowlist.txt lists intended differences: `SESSION: REASON`; an allowed session's difference is
 shown as "allowed" with its reason instead of failing.
 """
 import argparse
 import difflib
+import hashlib
 import re
 import sys
 import tempfile
@@ -26,7 +38,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+from support.library import generate, wait_for_scan  # noqa: E402
 from support.servers import Connection, MPDServer, TonearmServer  # noqa: E402
+
+LIBRARY_HEADER = "# library: fixture"
+DROP = re.compile(r"^Added: ")
 
 NORMALISE = [
     (re.compile(r"^OK MPD \d+\.\d+\.\d+$"), "OK MPD <version>"),
@@ -34,13 +50,18 @@ NORMALISE = [
 ]
 
 
-def normalise(line: str) -> str:
+def normalise_line(line: str) -> str:
     for pattern, replacement in NORMALISE:
         line = pattern.sub(replacement, line)
     return line
 
 
 def play(session: Path, server) -> list[str]:
+    music = str(server.music_dir)
+
+    def normalise(line: str) -> str:  # also hides the run's temporary music folder (in listfiles errors)
+        return normalise_line(line).replace(music, "<music_directory>")
+
     connections: dict[str, Connection] = {}
     transcript: list[str] = []
     current = None
@@ -53,15 +74,35 @@ def play(session: Path, server) -> list[str]:
         current = connections[name]
 
     def record_response():
+        lines = []
         try:
-            lines = current.read_response(timeout=5)
+            while True:
+                line = current.read_line(timeout=5)
+                if line is None:
+                    lines.append("<closed>")
+                    break
+                if DROP.match(line):
+                    continue
+                lines.append(line)
+                if line == "OK" or line.startswith("ACK "):
+                    break
+                if line.startswith("binary: "):
+                    size = int(line.removeprefix("binary: "))
+                    while len(current.buffer) < size + 1:
+                        if not current._fill(5):
+                            break
+                    data, rest = current.buffer[:size], current.buffer[size:]
+                    ending = rest[:1]
+                    current.buffer = rest[1:]
+                    lines.append(f"<{len(data)} bytes sha256 {hashlib.sha256(data).hexdigest()[:16]}"
+                                 + ("" if ending == b"\n" else f", then {ending!r} instead of a newline") + ">")
         except TimeoutError:
-            transcript.append("  <no answer within 5 s>")
-            return
-        if not lines or not (lines[-1] == "OK" or lines[-1].startswith("ACK ")):
-            lines.append("<closed>")
+            lines.append("<no answer within 5 s>")
         transcript.extend("  " + normalise(line) for line in lines)
 
+    if session.read_text().startswith(LIBRARY_HEADER):
+        with Connection.connect(server.host, server.port) as waiter:
+            wait_for_scan(waiter)
     use("1")
     try:
         for raw in session.read_text().splitlines():
@@ -109,11 +150,15 @@ def read_allowlist() -> dict[str, str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tonearm", required=True, help="the tonearm binary")
+    parser.add_argument("--tonearm", help="the tonearm binary (required unless --only-mpd)")
     parser.add_argument("--mpd", default="/usr/bin/mpd")
     parser.add_argument("--session", action="append", help="run only these sessions (names without .session)")
     parser.add_argument("--verbose", action="store_true", help="print every transcript")
+    parser.add_argument("--only-mpd", action="store_true", help="play the sessions against MPD alone and "
+                        "print its transcripts")
     args = parser.parse_args()
+    if not args.tonearm and not args.only_mpd:
+        parser.error("--tonearm is required (or --only-mpd)")
 
     if not Path(args.mpd).exists():
         print(f"conformance: {args.mpd} is missing; `make test-deps` installs Debian's mpd", file=sys.stderr)
@@ -127,10 +172,20 @@ def main() -> int:
         work = Path(work)
         music = work / "music"
         music.mkdir()
+        library = None
         for session in sessions:
+            folder = music
+            if session.read_text().startswith(LIBRARY_HEADER):
+                library = library or generate(work / "library")
+                folder = library.root
+            if args.only_mpd:
+                with MPDServer(work / f"mpd-{session.stem}", music_dir=folder, binary=args.mpd) as mpd_server:
+                    print(f"== {session.stem}")
+                    print("\n".join(play(session, mpd_server)))
+                continue
             # Fresh servers per session, so one session's state cannot leak into the next.
-            with MPDServer(work / f"mpd-{session.stem}", music_dir=music, binary=args.mpd) as mpd_server, \
-                    TonearmServer(work / f"tonearm-{session.stem}", binary=args.tonearm, music_dir=music) as tonearm:
+            with MPDServer(work / f"mpd-{session.stem}", music_dir=folder, binary=args.mpd) as mpd_server, \
+                    TonearmServer(work / f"tonearm-{session.stem}", binary=args.tonearm, music_dir=folder) as tonearm:
                 expected = play(session, mpd_server)
                 actual = play(session, tonearm)
             if args.verbose:
@@ -148,6 +203,8 @@ def main() -> int:
             else:
                 print(f"FAIL {session.stem}\n{diff}")
                 failed += 1
+    if args.only_mpd:
+        return 0
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 

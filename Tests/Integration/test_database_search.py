@@ -1,0 +1,255 @@
+"""find and search on the fixture library (Tests/support/library.py): old-style pairs and filter
+expressions with every operator, sort and window, and the exact ACK of malformed filters. Runs
+against Tonearm and Debian's MPD 0.23; 0.24-only behaviour is tonearm_only with a reason."""
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from support.library import tonearm_only, uris  # noqa: E402
+
+BJORK = ["Björk/Debut/01 Human Behaviour.flac", "Björk/Debut/02 Crying.mp3"]
+SORTING = ["Various/Sorting/a.flac", "Various/Sorting/B.flac", "Various/Sorting/e.flac", "Various/Sorting/d.flac",
+           "Various/Sorting/c.flac", "Various/Sorting/lower/x.flac", "Various/Sorting/Upper/y.flac"]
+# Database order: each directory's songs, then its sub-directories, as in listall.
+ALL = ["untagged.wav", "intro.flac", *BJORK, "Compilations/A/Greatest Hits/01 Song A.flac",
+       "Compilations/B/Greatest Hits/01 Song B.flac", "Compilations/B/Greatest Hits/02 Song C.flac",
+       "Sigur Rós/Ágætis byrjun/01 Svefn-g-englar.ogg", "Sigur Rós/Ágætis byrjun/02 Starálfur.opus",
+       "Various/Duets/01 Duet.flac", "Various/Field/wind.wav", "Various/Quotes/01 Quotes.mp3", *SORTING,
+       "坂本龍一/音楽図鑑/01 チベタン・ダンス.m4a"]
+NO_ARTIST = ["untagged.wav", *SORTING]
+
+
+def but(*excluded):
+    return [uri for uri in ALL if uri not in excluded]
+
+
+@pytest.mark.parametrize("command, expected", [
+    # Old style: find is exact and case-sensitive, search matches a case-folded substring.
+    ("find artist Björk", BJORK),
+    ("find artist björk", []),
+    ("find Artist Bjö", []),
+    ("search artist björk", BJORK),
+    ("search artist BJÖRK", BJORK),
+    ("search artist jör", BJORK),
+    ("search any pop", BJORK),
+    ("find any Pop", BJORK),
+    ("find file intro.flac", ["intro.flac"]),
+    ("find base Various/Sorting", SORTING),
+    ("find modified-since 1601424000", ["Various/Sorting/e.flac", *SORTING[-2:]]),
+    ("find albumartist \"Sigur Rós\"", ["Sigur Rós/Ágætis byrjun/01 Svefn-g-englar.ogg",
+                                        "Sigur Rós/Ágætis byrjun/02 Starálfur.opus"]),
+    ("find artist Björk title Crying", ["Björk/Debut/02 Crying.mp3"]),
+    ("find title \"Say \\\"hi\\\" and it's a back\\\\slash\"", ["Various/Quotes/01 Quotes.mp3"]),
+    ("find title a \"(album == 'alpha')\"", ["Various/Sorting/a.flac"]),
+    # Expressions.
+    ("find \"(artist == 'Björk')\"", BJORK),
+    ("search \"(artist == 'björk')\"", BJORK),
+    ("search \"(artist == 'bjö')\"", []),                      # == is a whole-value match
+    ("find \"(artist != 'Björk')\"", but(*BJORK)),
+    ("find \"(artist contains 'jör')\"", BJORK),
+    ("find \"(artist contains 'JÖR')\"", []),
+    ("search \"(artist contains 'JÖR')\"", BJORK),
+    ("find \"(artist !contains 'r')\"", [*NO_ARTIST, "坂本龍一/音楽図鑑/01 チベタン・ダンス.m4a"]),
+    ("find \"(artist =~ '^Art.*B$')\"", ["Compilations/B/Greatest Hits/01 Song B.flac",
+                                        "Compilations/B/Greatest Hits/02 Song C.flac", "Various/Duets/01 Duet.flac"]),
+    ("search \"(artist =~ '^art.*b$')\"", ["Compilations/B/Greatest Hits/01 Song B.flac",
+                                          "Compilations/B/Greatest Hits/02 Song C.flac", "Various/Duets/01 Duet.flac"]),
+    ("find \"(artist !~ 'A')\"", but("Compilations/A/Greatest Hits/01 Song A.flac",
+                                    "Compilations/B/Greatest Hits/01 Song B.flac",
+                                    "Compilations/B/Greatest Hits/02 Song C.flac", "Various/Duets/01 Duet.flac")),
+    ("find \"((artist == 'Artist B') AND (title == 'Song C'))\"", ["Compilations/B/Greatest Hits/02 Song C.flac"]),
+    ("find \"((artist == 'Artist A') AND (album == 'Duets') AND (genre == 'Jazz'))\"", ["Various/Duets/01 Duet.flac"]),
+    ("find \"(!(artist == 'Artist B'))\"", but("Compilations/B/Greatest Hits/01 Song B.flac",
+                                              "Compilations/B/Greatest Hits/02 Song C.flac",
+                                              "Various/Duets/01 Duet.flac")),
+    ("find \"(((artist == 'Artist A')))\"", ["Compilations/A/Greatest Hits/01 Song A.flac",
+                                            "Various/Duets/01 Duet.flac"]),
+    ("find \"(artist==\\\"Artist A\\\")\"", ["Compilations/A/Greatest Hits/01 Song A.flac",
+                                            "Various/Duets/01 Duet.flac"]),
+    ("find \"(title == 'a')\" \"(album == 'alpha')\"", ["Various/Sorting/a.flac"]),
+    ("find \"(base 'Various/Sorting')\"", SORTING),
+    ("find \"(base '')\"", ALL),
+    ("find \"(modified-since '2020-09-30T00:00:00Z')\"", ["Various/Sorting/e.flac", *SORTING[-2:]]),
+    ("find \"(modified-since '2000-01-01')\"", ALL),
+    ("find \"(file == 'intro.flac')\"", ["intro.flac"]),
+    ("find \"(file == '')\"", []),
+    ("find \"(any == 'Pop')\"", BJORK),
+    ("find \"(any == '')\"", []),
+    ("find \"(AudioFormat == '8000:16:1')\"", but("Björk/Debut/02 Crying.mp3",
+                                                 "Sigur Rós/Ágætis byrjun/01 Svefn-g-englar.ogg",
+                                                 "Sigur Rós/Ágætis byrjun/02 Starálfur.opus",
+                                                 "Various/Quotes/01 Quotes.mp3",
+                                                 "坂本龍一/音楽図鑑/01 チベタン・ダンス.m4a")),
+    ("find \"(AudioFormat =~ '*:24:*')\"", ["Björk/Debut/02 Crying.mp3", "Various/Quotes/01 Quotes.mp3"]),
+    ("find \"(AudioFormat =~ '48000:*:*')\"", ["Sigur Rós/Ágætis byrjun/02 Starálfur.opus"]),
+    ("find \"(audioformat =~ '*:f:1')\"", ["Sigur Rós/Ágætis byrjun/01 Svefn-g-englar.ogg",
+                                          "坂本龍一/音楽図鑑/01 チベタン・ダンス.m4a"]),
+    # '' matches a missing tag; AlbumArtist falls back to Artist; multi-value tags match any value
+    # (and != / !contains need that no value matches).
+    ("find \"(artist == '')\"", NO_ARTIST),
+    ("find \"(album == '')\"", ["untagged.wav", *SORTING[-2:]]),
+    ("find \"(artist != '')\"", but(*NO_ARTIST)),
+    ("find \"(albumartist == 'Artist A')\"", ["Compilations/A/Greatest Hits/01 Song A.flac",
+                                             "Various/Duets/01 Duet.flac"]),
+    ("find albumartist Nature", ["Various/Field/wind.wav"]),
+    ("find genre Jazz", ["Various/Duets/01 Duet.flac"]),
+    ("find genre Rock", ["Various/Duets/01 Duet.flac"]),
+    ("find \"(genre != 'Rock')\"", but("Various/Duets/01 Duet.flac")),
+    ("find \"(title == 'Say \\\"hi\\\" and it\\\\'s a back\\\\\\\\slash')\"", ["Various/Quotes/01 Quotes.mp3"]),
+    ("search title チベタン", ["坂本龍一/音楽図鑑/01 チベタン・ダンス.m4a"]),
+    ("search album ágætis", ["Sigur Rós/Ágætis byrjun/01 Svefn-g-englar.ogg",
+                             "Sigur Rós/Ágætis byrjun/02 Starálfur.opus"]),
+])
+def test_filters_select_songs_in_database_order(db_server, command, expected):
+    with db_server.connect() as c:
+        lines = c.command(command)
+        assert lines[-1] == "OK", lines
+        assert uris(lines) == expected
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("find \"(artist starts_with 'Art')\"", ["Compilations/A/Greatest Hits/01 Song A.flac",
+                                            "Compilations/B/Greatest Hits/01 Song B.flac",
+                                            "Compilations/B/Greatest Hits/02 Song C.flac", "Various/Duets/01 Duet.flac"]),
+    ("find \"(artist starts_with 'art')\"", []),
+    ("search \"(artist starts_with 'art')\"", ["Compilations/A/Greatest Hits/01 Song A.flac",
+                                              "Compilations/B/Greatest Hits/01 Song B.flac",
+                                              "Compilations/B/Greatest Hits/02 Song C.flac",
+                                              "Various/Duets/01 Duet.flac"]),
+    ("find \"(artist eq_ci 'BJÖRK')\"", BJORK),
+    ("search \"(artist eq_cs 'björk')\"", []),
+    ("search \"(artist eq_cs 'Björk')\"", BJORK),
+    ("search \"(artist contains_cs 'JÖR')\"", []),
+    ("find \"(artist contains_ci 'JÖR')\"", BJORK),
+    ("find \"(artist !eq_ci 'björk')\"", but(*BJORK)),
+    ("find \"(added-since '2000-01-01')\"", ALL),
+])
+def test_filters_added_in_mpd_024(db_server, command, expected):
+    tonearm_only(db_server, "starts_with, eq_cs/eq_ci/contains_cs/contains_ci and added-since are 0.24 "
+                            "(0.23 answers '==' or '!=' expected / Unknown filter type)")
+    with db_server.connect() as c:
+        assert uris(c.command(command)) == expected
+
+
+def test_operators_unknown_to_mpd_023(db_server):
+    if db_server.kind != "mpd":
+        pytest.skip("documents what Debian's MPD 0.23 says about 0.24 operators")
+    with db_server.connect() as c:
+        assert c.command("find \"(artist starts_with 'A')\"") == ["ACK [2@0] {find} '==' or '!=' expected"]
+        assert c.command("find \"(added-since '2020')\"") == ["ACK [2@0] {find} Unknown filter type: added-since"]
+
+
+@pytest.mark.parametrize("command, expected", [
+    # Strings sort byte-wise (uppercase before lowercase, missing tag = ""), stable.
+    ("find \"(base 'Various/Sorting')\" sort Title", [
+        "Various/Sorting/B.flac", "Various/Sorting/a.flac", "Various/Sorting/c.flac", "Various/Sorting/d.flac",
+        "Various/Sorting/e.flac", "Various/Sorting/lower/x.flac", "Various/Sorting/Upper/y.flac"]),
+    ("find \"(base 'Various/Sorting')\" sort -Title", [
+        "Various/Sorting/Upper/y.flac", "Various/Sorting/lower/x.flac", "Various/Sorting/e.flac",
+        "Various/Sorting/d.flac", "Various/Sorting/c.flac", "Various/Sorting/a.flac", "Various/Sorting/B.flac"]),
+    ("find \"(base 'Various/Sorting')\" sort Album", [
+        "Various/Sorting/lower/x.flac", "Various/Sorting/Upper/y.flac", "Various/Sorting/c.flac",
+        "Various/Sorting/a.flac", "Various/Sorting/B.flac", "Various/Sorting/e.flac", "Various/Sorting/d.flac"]),
+    # Track is numeric; a descending sort keeps equal keys in database order (a before B).
+    ("find \"(base 'Various/Sorting')\" sort Track", [
+        "Various/Sorting/lower/x.flac", "Various/Sorting/Upper/y.flac", "Various/Sorting/c.flac",
+        "Various/Sorting/a.flac", "Various/Sorting/B.flac", "Various/Sorting/e.flac", "Various/Sorting/d.flac"]),
+    ("find \"(base 'Various/Sorting')\" sort -Track", [
+        "Various/Sorting/d.flac", "Various/Sorting/e.flac", "Various/Sorting/a.flac", "Various/Sorting/B.flac",
+        "Various/Sorting/c.flac", "Various/Sorting/lower/x.flac", "Various/Sorting/Upper/y.flac"]),
+    ("find \"(base 'Various/Sorting')\" sort Last-Modified", [
+        "Various/Sorting/a.flac", "Various/Sorting/B.flac", "Various/Sorting/c.flac", "Various/Sorting/d.flac",
+        "Various/Sorting/e.flac", "Various/Sorting/lower/x.flac", "Various/Sorting/Upper/y.flac"]),
+    ("find \"(base 'Various/Sorting')\" sort -Last-Modified", [
+        "Various/Sorting/Upper/y.flac", "Various/Sorting/lower/x.flac", "Various/Sorting/e.flac",
+        "Various/Sorting/d.flac", "Various/Sorting/c.flac", "Various/Sorting/B.flac", "Various/Sorting/a.flac"]),
+    ("find \"(base 'Various/Sorting')\" sort album window 1:3", ["Various/Sorting/Upper/y.flac",
+                                                                "Various/Sorting/c.flac"]),
+    ("find \"(base 'Various/Sorting')\" window 2:4", ["Various/Sorting/e.flac", "Various/Sorting/d.flac"]),
+    ("find \"(base 'Various/Sorting')\" window 5:", SORTING[5:]),
+    ("find \"(base 'Various/Sorting')\" window 100:200", []),
+    ("find artist \"Artist B\" sort Album", ["Various/Duets/01 Duet.flac",
+                                            "Compilations/B/Greatest Hits/01 Song B.flac",
+                                            "Compilations/B/Greatest Hits/02 Song C.flac"]),
+    ("search \"(base '')\" sort -Title window 0:2", ["坂本龍一/音楽図鑑/01 チベタン・ダンス.m4a",
+                                                     "Various/Sorting/Upper/y.flac"]),
+    # AlbumArtist sorts by its fallback (Artist) when missing.
+    ("find \"(base 'Various')\" sort AlbumArtist window 7:10", ["Various/Duets/01 Duet.flac",
+                                                               "Various/Field/wind.wav",
+                                                               "Various/Quotes/01 Quotes.mp3"]),
+])
+def test_sort_and_window(db_server, command, expected):
+    with db_server.connect() as c:
+        lines = c.command(command)
+        assert lines[-1] == "OK", lines
+        assert uris(lines) == expected
+
+
+def test_sort_by_added(db_server):
+    tonearm_only(db_server, "sort Added is 0.24 (0.23: Unknown sort tag)")
+    with db_server.connect() as c:
+        assert c.command("find \"(base 'Various/Sorting')\" sort Added")[-1] == "OK"
+
+
+@pytest.mark.parametrize("command, ack", [
+    ("find", "ACK [2@0] {find} too few arguments for \"find\""),
+    ("find artist", "ACK [2@0] {find} Incorrect number of filter arguments"),
+    ("find artist Björk title", "ACK [2@0] {find} Incorrect number of filter arguments"),
+    ("find nope x", "ACK [2@0] {find} Unknown filter type"),
+    ("search nope x", "ACK [2@0] {search} Unknown filter type"),
+    ("find \"(artist == 'x'\"", "ACK [2@0] {find} ')' expected"),
+    ("find \"(artist == 'x') trailing\"", "ACK [2@0] {find} Unparsed garbage after expression"),
+    ("find \"(artist == x)\"", "ACK [2@0] {find} Quoted string expected"),
+    ("find \"(artist == 'x)\"", "ACK [2@0] {find} Closing quote not found"),
+    ("find \"()\"", "ACK [2@0] {find} Word expected"),
+    ("find \"(== 'x')\"", "ACK [2@0] {find} Word expected"),
+    ("find \"(nope == 'x')\"", "ACK [2@0] {find} Unknown filter type: nope"),
+    ("find \"((artist == 'x') and (title == 'y'))\"", "ACK [2@0] {find} 'AND' expected"),
+    ("find \"((artist == 'x') OR (title == 'y'))\"", "ACK [2@0] {find} 'AND' expected"),
+    ("find \"((artist == 'x') AND title == 'y')\"", "ACK [2@0] {find} Unknown filter type: itle"),
+    ("find \"(!artist == 'x')\"", "ACK [2@0] {find} '(' expected"),
+    ("find \"(Base 'x')\"", "ACK [2@0] {find} Unknown filter type: Base"),
+    ("find \"(base x)\"", "ACK [2@0] {find} Quoted string expected"),
+    ("find \"(base 'nope')\"", "ACK [50@0] {find} No such directory"),
+    ("find \"(base 'Various/Sort')\"", "ACK [50@0] {find} No such directory"),
+    ("find base nope", "ACK [50@0] {find} No such directory"),
+    ("find \"(modified-since 'garbage')\"", "ACK [2@0] {find} Failed to parse date"),
+    ("find modified-since garbage", "ACK [2@0] {find} Failed to parse date"),
+    ("find \"(AudioFormat 'x')\"", "ACK [2@0] {find} '==' or '=~' expected"),
+    ("find \"(AudioFormat == 'x')\"", "ACK [2@0] {find} Failed to parse the sample rate"),
+    ("find \"(AudioFormat == '44100:16')\"", "ACK [2@0] {find} Channel count missing"),
+    ("find \"(artist =~ '[')\"",
+     "ACK [2@0] {find} Error in regex at offset 1: missing terminating ] for character class"),
+    ("find \"(artist == 'A')\" sort", "ACK [2@0] {find} Incorrect number of filter arguments"),
+    ("find \"(artist == 'A')\" window", "ACK [2@0] {find} Incorrect number of filter arguments"),
+    ("find \"(artist == 'A')\" window x", "ACK [2@0] {find} Integer or range expected: x"),
+    ("find \"(artist == 'A')\" window 3:1", "ACK [2@0] {find} Malformed range: 3:1"),
+    ("find \"(artist == 'A')\" sort Nope", "ACK [2@0] {find} Unknown sort tag"),
+    ("search \"(artist == 'A')\" sort Nope", "ACK [2@0] {search} Unknown sort tag"),
+])
+def test_malformed_filters(db_server, command, ack):
+    with db_server.connect() as c:
+        assert c.command(command) == [ack]
+
+
+@pytest.mark.parametrize("command, ack", [
+    ("find \"(artist 'x')\"", "ACK [2@0] {find} Unknown filter operator: 'x')"),
+    ("find \"(artist contains'x')\"", "ACK [2@0] {find} Unknown filter operator: contains'x')"),
+    ("find AudioFormat 8000:16:1", "ACK [2@0] {find} Unknown filter type"),
+])
+def test_malformed_filters_mpd_024(db_server, command, ack):
+    # 0.23 says "'==' or '!=' expected" for a bad operator, and accepts old-style AudioFormat
+    # (matching nothing); 0.24 names the operator, and Tonearm rejects AudioFormat (§1.11).
+    tonearm_only(db_server, "0.24's operator error message")
+    with db_server.connect() as c:
+        assert c.command(command) == [ack]
+
+
+def test_found_song_blocks_are_full(db_server):
+    with db_server.connect() as c:
+        lines = [l for l in c.command("find title Duet") if not l.startswith("Added: ")]
+        assert lines == ["file: Various/Duets/01 Duet.flac", "Last-Modified: 2020-09-21T12:26:40Z",
+                         "Format: 8000:16:1", "Artist: Artist A", "Artist: Artist B", "Album: Duets", "Title: Duet",
+                         "Genre: Rock", "Genre: Jazz", "Track: 1", "Date: 2001", "Time: 1", "duration: 1.000", "OK"]

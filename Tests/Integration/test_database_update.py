@@ -1,0 +1,98 @@
+"""update and rescan on a private copy of the fixture library (Tests/support/library.py):
+the job id answer, the idle events a second connection sees, new and deleted files. Runs
+against Tonearm and Debian's MPD 0.23."""
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import mpd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from support.library import uris, wait_for_scan  # noqa: E402
+
+JOB = re.compile(r"^updating_db: \d+$")
+
+
+def stats(c):
+    return dict(line.split(": ", 1) for line in c.command("stats")[:-1])
+
+
+def test_update_answers_a_job_id(private_db_server):
+    with private_db_server.connect() as c:
+        for command in ["update", "update /", 'update ""', "update Björk", "rescan", "rescan Various",
+                        'update "Björk/Debut/01 Human Behaviour.flac"', "update nope"]:
+            reply = c.command(command)
+            assert len(reply) == 2 and JOB.match(reply[0]) and reply[1] == "OK", (command, reply)
+            wait_for_scan(c)
+        assert c.command("update ../x") == ["ACK [2@0] {update} Malformed path"]
+        assert c.command("update a b") == ['ACK [2@0] {update} too many arguments for "update"']
+        assert stats(c)["songs"] == "20"
+
+
+def test_update_finds_new_and_deleted_files_and_raises_idle_events(private_db_server):
+    music = private_db_server.library.root
+    with private_db_server.connect() as watcher, private_db_server.connect() as c:
+        watcher.send("idle database update\n")
+        time.sleep(0.2)
+        shutil.copy2(music / "intro.flac", music / "Various/Duets/02 Copy.flac")
+        (music / "untagged.wav").unlink()
+        reply = c.command("update")
+        assert JOB.match(reply[0]) and reply[1:] == ["OK"]
+        # The waiting idle wakes up with the job's start ("update"); the end of the job raises
+        # "update" again and, as songs changed, "database": collect events until both are seen.
+        events = set()
+        response = watcher.read_response(timeout=10)
+        while True:
+            assert response[-1] == "OK" and response[:-1], response
+            events |= set(response[:-1])
+            if events >= {"changed: update", "changed: database"}:
+                break
+            watcher.send("idle database update\n")
+            response = watcher.read_response(timeout=10)
+        assert events == {"changed: update", "changed: database"}
+        wait_for_scan(c)
+        found = c.command("find title Intro")
+        assert uris(found) == ["intro.flac", "Various/Duets/02 Copy.flac"]
+        assert c.command("lsinfo untagged.wav") == ["ACK [50@0] {lsinfo} No such directory"]
+        assert "file: untagged.wav" not in c.command("listall")
+        assert stats(c)["songs"] == "20"
+
+
+def test_update_of_a_directory_only_looks_there(private_db_server):
+    music = private_db_server.library.root
+    with private_db_server.connect() as c:
+        shutil.copy2(music / "intro.flac", music / "Various/new.flac")
+        shutil.copy2(music / "intro.flac", music / "Björk/new.flac")
+        assert JOB.match(c.command("update Various")[0])
+        wait_for_scan(c)
+        assert uris(c.command("find title Intro")) == ["intro.flac", "Various/new.flac"]
+        assert JOB.match(c.command("update")[0])
+        wait_for_scan(c)
+        assert uris(c.command("find title Intro")) == ["intro.flac", "Björk/new.flac", "Various/new.flac"]
+
+
+def test_rescan_rereads_unchanged_files(private_db_server):
+    with private_db_server.connect() as watcher, private_db_server.connect() as c:
+        watcher.send("idle update\n")
+        time.sleep(0.2)
+        assert JOB.match(c.command("rescan")[0])
+        assert watcher.read_response(timeout=10) == ["changed: update", "OK"]
+        wait_for_scan(c)
+        assert stats(c)["songs"] == "20"
+
+
+def test_python_client_update(private_db_server):
+    client = mpd.MPDClient()
+    client.connect(private_db_server.host, private_db_server.port)
+    try:
+        job = client.update()
+        assert job.isdigit() and int(job) > 0
+        for _ in range(200):
+            if "updating_db" not in client.status():
+                break
+            time.sleep(0.05)
+        assert client.stats()["songs"] == "20"
+    finally:
+        client.disconnect()
