@@ -58,8 +58,11 @@ conformance:
 	$(PYTHON) Tests/Conformance/run.py --tonearm $(CURDIR)/.build/debug/tonearm
 
 # Side by side with Debian's MPD on loopback; paste the table into docs/benchmarks.md.
+# The library part generates (once, cached in /tmp) 10,000 and 100,000 tagged MP3s; pass e.g.
+# LIBRARY_BENCH_ARGS="--sizes 10000 --repeat 50" to change it.
 bench: test-deps build
 	$(PYTHON) Tests/Bench/bench.py --tonearm $(CURDIR)/.build/release/tonearm
+	$(PYTHON) Tests/Bench/library_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(LIBRARY_BENCH_ARGS)
 
 fuzz:
 	$(MAKE) -C Fuzz run SECONDS=$${SECONDS_PER_TARGET:-60}

@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""Library benchmark: Tonearm and Debian's MPD side by side on the SAME generated library.
+
+For each size (tracks), the library (see `library_gen.py`: copies of one short MP3, each with
+its own ID3v2.4 tag, `AlbumArtist/Album/NN - Title.mp3`) is generated once and cached. Then each
+server, in turn, on loopback:
+
+  full scan        start with no database file (both scan on their first start); time from
+                   launch until `status` has no `updating_db` AND `stats` reports every song
+  queries          each repeated --repeat times on one connection after one untimed run whose
+                   answer is checked against the generator: median and p90 wall time, from
+                   sending the command to the last byte of `OK`. The client re-arms
+                   TCP_QUICKACK after each read: with delayed ACKs, an answer of more than one
+                   segment stalls ~40 ms on MPD's Nagle, hiding the servers' own time
+                   (--delayed-ack measures it that way)
+  startup          stop, start again on the existing database: launch until `stats` answers
+                   with every song (median of --restarts)
+  memory           VmRSS from /proc after the scan, after the queries, after the restart
+  database         size of the database file(s)
+
+The ratio column is MPD / Tonearm: above 1 Tonearm is faster (or smaller). A Tonearm step that
+fails (ACK, wrong answer, crash, scan not done within --scan-timeout) is reported and the run
+goes on.
+"""
+import argparse
+import math
+import shutil
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+import support.servers as servers  # noqa: E402
+from library_gen import SEARCH_SUBSTRING, generate  # noqa: E402
+
+
+class _FineTime:
+    """servers.py polls for a listening server with 20–50 ms sleeps; startup times are measured
+    here in milliseconds, so its module gets 2 ms naps instead."""
+    monotonic = staticmethod(time.monotonic)
+
+    @staticmethod
+    def sleep(seconds):
+        time.sleep(min(seconds, 0.002))
+
+
+servers.time = _FineTime
+
+
+class Failed(Exception):
+    pass
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def quote(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class Client:
+    """One raw connection; `request` returns the whole answer and raises Failed on ACK."""
+    quickack = True
+
+    def __init__(self, port: int, timeout: float):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        greeting = b""
+        while not greeting.endswith(b"\n"):
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise Failed("closed before the greeting")
+            greeting += chunk
+
+    def request(self, command: str) -> bytes:
+        self.sock.sendall(command.encode() + b"\n")
+        answer = bytearray()
+        while True:
+            chunk = self.sock.recv(1 << 20)
+            if not chunk:
+                raise Failed(f"connection closed during `{command}`")
+            answer += chunk
+            if self.quickack:  # see `--delayed-ack`
+                self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
+            if answer.endswith(b"\n"):
+                last = answer[answer.rfind(b"\n", 0, len(answer) - 1) + 1:]
+                if last == b"OK\n":
+                    return bytes(answer)
+                if last.startswith(b"ACK "):
+                    raise Failed(f"`{command}`: {last.decode(errors='replace').strip()}")
+
+    def lines(self, command: str) -> list[str]:
+        return self.request(command).decode("utf-8", "replace").splitlines()
+
+    def close(self):
+        self.sock.close()
+
+
+def value(lines, key):
+    return next((line.split(": ", 1)[1] for line in lines if line.startswith(key + ": ")), None)
+
+
+def rss_mib(server) -> float:
+    if server.process.poll() is not None:
+        raise Failed(f"the server exited with {server.process.returncode}")
+    for line in Path(f"/proc/{server.process.pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise Failed("no VmRSS")
+
+
+def wait_for_songs(server, expected: int, timeout: float, scanning: bool) -> float:
+    """Seconds from now until `stats` reports `expected` songs (and, with `scanning`, `status` has
+    no `updating_db`); raises Failed on timeout or exit."""
+    deadline = time.monotonic() + timeout
+    client, last = None, "no answer"
+    try:
+        while time.monotonic() < deadline:
+            if server.process.poll() is not None:
+                raise Failed(f"exited with {server.process.returncode}: {server.log_text()[-500:]}")
+            try:
+                client = client or Client(server.port, 10)
+                # `stats` only once the update is over: MPD recounts its whole database for it
+                # (under the database lock) whenever the database changed, which would slow the scan
+                if scanning and value(client.lines("status"), "updating_db") is not None:
+                    last = "updating_db"
+                else:
+                    songs = value(client.lines("stats"), "songs")
+                    last = f"songs: {songs}"
+                    if songs == str(expected):
+                        return time.monotonic()
+            except (OSError, Failed) as error:
+                last = str(error)
+                client = None
+            time.sleep(0.02 if scanning else 0.002)
+        raise Failed(f"not done within {timeout:.0f} s ({last})")
+    finally:
+        if client:
+            client.close()
+
+
+def queries(plan):
+    """(name, command, check) with check(answer lines) -> (got, expected)."""
+    artist = plan.query_artist
+    titles = plan.count(lambda t: SEARCH_SUBSTRING in t.title.lower())
+    by_artist = plan.count(lambda t: t.artist == artist)
+    albums = len({(t.albumartist, t.album) for t in plan.tracks})
+    artists = len({t.artist for t in plan.tracks})
+
+    def lines_with(prefix, expected):
+        return lambda lines: (sum(1 for line in lines if line.startswith(prefix)), expected)
+
+    return [
+        (f"search title {quote(SEARCH_SUBSTRING)} ({titles:,} songs)", f"search title {quote(SEARCH_SUBSTRING)}",
+         lines_with("file: ", titles)),
+        (f"find artist (exact, {by_artist:,} songs)", f"find artist {quote(artist)}", lines_with("file: ", by_artist)),
+        (f"list album group albumartist ({albums:,})", "list album group albumartist", lines_with("Album: ", albums)),
+        ("count artist (one artist)", f"count artist {quote(artist)}",
+         lambda lines: (int(value(lines, "songs") or -1), by_artist)),
+        (f"count group artist ({artists:,} artists)", "count group artist", lines_with("Artist: ", artists)),
+    ]
+
+
+def run_queries(server, plan, repeat: int, results: dict, errors: list):
+    client = None
+    for name, command, check in queries(plan):
+        try:
+            client = client or Client(server.port, 60)
+            got, expected = check(client.lines(command))
+            if got != expected:
+                raise Failed(f"`{command}`: {got:,} results, expected {expected:,}")
+            times = []
+            for _ in range(repeat):
+                start = time.perf_counter()
+                client.request(command)
+                times.append(time.perf_counter() - start)
+            results[name] = ("query", times)
+        except (Failed, OSError, ValueError) as error:
+            errors.append(f"{name}: {error}")
+            results[name] = ("error", None)
+            if client:
+                client.close()  # it may be closed or mid-answer: the next query starts afresh
+            client = None
+    if client:
+        client.close()
+
+
+def stop(server):
+    try:
+        server.stop(timeout=60)
+    except Exception as error:  # noqa: BLE001 - a server that will not stop is killed by stop()
+        log(f"  stop: {error}")
+
+
+def bench_server(kind, make, size, plan, args) -> tuple[dict, list]:
+    """Every figure of one server on one library: name -> (kind, value); and the errors."""
+    results, errors = {}, []
+    server, step = make(), "full scan"
+    try:
+        start = time.monotonic()
+        server.start(timeout=60)
+        done = wait_for_songs(server, size, args.scan_timeout, scanning=True)
+        results[step] = ("scan", done - start)
+        log(f"  {kind}: scanned {size:,} songs in {done - start:.2f} s")
+        step = "resident memory after the scan"
+        results[step] = ("mib", rss_mib(server))
+        step = "queries"
+        run_queries(server, plan, args.repeat, results, errors)
+        step = "resident memory after the queries"
+        results[step] = ("mib", rss_mib(server))
+    except (Failed, OSError, RuntimeError) as error:
+        errors.append(f"{step}: {error}")
+        results.setdefault(step, ("error", None))
+        log(f"  {kind}: {errors[-1]}")
+    finally:
+        stop(server)
+    db = sum(p.stat().st_size for p in server.workdir.glob("database*") if p.is_file())
+    if db:
+        results["database file size"] = ("mib", db / 2**20)
+    if results.get("full scan", ("error",))[0] == "scan":
+        times = []
+        try:
+            for _ in range(args.restarts):
+                start = time.monotonic()
+                server.start(timeout=60)
+                times.append(wait_for_songs(server, size, 60, scanning=False) - start)
+                rss = rss_mib(server)
+                stop(server)
+            results["startup on the existing database"] = ("startup", times)
+            results["resident memory after the restart"] = ("mib", rss)
+        except (Failed, OSError, RuntimeError) as error:
+            errors.append(f"startup on the existing database: {error}")
+            results["startup on the existing database"] = ("error", None)
+            stop(server)
+    return results, errors
+
+
+def cell(entry) -> str:
+    if entry is None:
+        return "–"
+    kind, v = entry
+    if kind == "error":
+        return "failed"
+    if kind == "scan":
+        return f"{v:.2f} s"
+    if kind == "mib":
+        return f"{v:.1f}" if v >= 10 else f"{v:.2f}"
+    ordered = sorted(v)
+    p90 = ordered[max(0, math.ceil(0.9 * len(ordered)) - 1)]
+    return f"{statistics.median(v) * 1000:.2f} (p90 {p90 * 1000:.2f})"
+
+
+def number(entry):
+    if entry is None or entry[0] == "error":
+        return None
+    return entry[1] if entry[0] in ("scan", "mib") else statistics.median(entry[1])
+
+
+def unit(name: str) -> str:
+    if name == "full scan":
+        return "s"
+    if name.startswith(("resident memory", "database")):
+        return "MiB"
+    return "ms, median (p90)"
+
+
+def rows(size, plan, mpd, tonearm):
+    order = ["full scan", "resident memory after the scan", "queries", *(q[0] for q in queries(plan)),
+             "resident memory after the queries", "database file size", "startup on the existing database",
+             "resident memory after the restart"]
+    out = []
+    for name in [n for n in order if n in mpd or n in tonearm]:
+        m, t = mpd.get(name), tonearm.get(name)
+        a, b = number(m), number(t)
+        ratio = f"{a / b:.2f}" if a and b else "–"
+        label = name
+        if name == "full scan":
+            rates = [f"{size / number(e):,.0f}" if number(e) else "–" for e in (m, t)]
+            label = f"full scan (files/s: MPD {rates[0]}, Tonearm {rates[1]})"
+        out.append((f"{size:,}", label, unit(name), cell(m), cell(t), ratio))
+    return out
+
+
+HEADER = ("tracks", "measure", "unit", "MPD", "Tonearm", "MPD / Tonearm (>1: Tonearm faster/smaller)")
+
+
+def print_tables(all_rows):
+    widths = [max(len(r[i]) for r in [HEADER, *all_rows]) for i in range(len(HEADER))]
+    print()
+    for r in [HEADER, *all_rows]:
+        print("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    print("\nMarkdown:\n")
+    print("| " + " | ".join(HEADER) + " |")
+    print("|" + "---|" * len(HEADER))
+    for r in all_rows:
+        print("| " + " | ".join(r) + " |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tonearm", default=str(servers.REPO / ".build/release/tonearm"),
+                        help="the tonearm binary (a release build)")
+    parser.add_argument("--sizes", default="10000,100000", help="library sizes in tracks, comma-separated")
+    parser.add_argument("--only", choices=("mpd", "tonearm", "both"), default="both")
+    parser.add_argument("--repeat", type=int, default=20, help="timed runs of each query")
+    parser.add_argument("--restarts", type=int, default=3, help="timed restarts on the existing database")
+    parser.add_argument("--scan-timeout", type=float, default=300)
+    parser.add_argument("--library-base", default="/tmp",
+                        help="where generated libraries are cached (tonearm-bench-library-N inside)")
+    parser.add_argument("--delayed-ack", action="store_true",
+                        help="leave the client's delayed ACKs on (see docs/benchmarks.md: answers "
+                             "of more than one segment then wait ~40 ms for MPD's Nagle)")
+    args = parser.parse_args()
+    Client.quickack = not args.delayed_ack
+    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s]
+    kinds = ["mpd", "tonearm"] if args.only == "both" else [args.only]
+    if "tonearm" in kinds and not Path(args.tonearm).exists():
+        parser.error(f"{args.tonearm} does not exist (build it, or --only mpd)")
+
+    all_rows, all_errors = [], []
+    for size in sizes:
+        music, plan = generate(size, Path(args.library_base), log=log)
+        per = {"mpd": {}, "tonearm": {}}
+        for kind in kinds:
+            work = Path(tempfile.mkdtemp(prefix=f"tonearm-library-bench-{kind}-"))
+            try:
+                if kind == "mpd":
+                    def make():
+                        return servers.MPDServer(work, music_dir=music)
+                else:
+                    def make():
+                        return servers.TonearmServer(work, binary=args.tonearm, music_dir=music)
+                log(f"{size:,} tracks, {kind}:")
+                per[kind], errors = bench_server(kind, make, size, plan, args)
+                all_errors += [f"{kind}, {size:,} tracks: {e}" for e in errors]
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+        all_rows += rows(size, plan, per["mpd"], per["tonearm"])
+    print_tables(all_rows)
+    if all_errors:
+        print("\nFailures:")
+        for error in all_errors:
+            print(f"- {error}")
+    return 1 if any(e.startswith("mpd") for e in all_errors) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
