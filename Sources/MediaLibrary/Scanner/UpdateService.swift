@@ -96,9 +96,10 @@ public final class UpdateService: Sendable {
                 state.running = next
                 return next
             }
+            // One event marks both the end of this job and the start of the next: idle flags
+            // merge, so a second one back to back would tell a client nothing more.
             onEvent(.update)
             guard let next else { return }
-            onEvent(.update)
             current = next
         }
     }
