@@ -16,7 +16,8 @@ public struct TagValue: Sendable, Equatable {
 
 /// What reading a file's metadata gives: its tags, duration and audio format.
 public struct FileMetadata: Sendable, Equatable {
-    /// Tag values in the file's order; a tag may occur several times (multi-value).
+    /// Tag values in the order MPD's decoder plugin for the format reports them (file order for
+    /// Vorbis comments); a tag may occur several times (multi-value).
     public var tags: [TagValue]
     /// The duration in seconds, when known.
     public var duration: Double?
@@ -46,7 +47,8 @@ public struct Song: Sendable, Equatable {
     public var audioFormat: String?
     /// The duration in seconds, when known.
     public var duration: Double?
-    /// The tags in file order.
+    /// The tags in the order MPD reports them for the file's format (file order for Vorbis
+    /// comments), which is the order song blocks print.
     public var tags: [TagValue]
 
     /// Creates a song.

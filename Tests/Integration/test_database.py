@@ -91,21 +91,30 @@ def test_lsinfo_orders_songs_by_album_disc_track_then_name(db_server):
 def test_lsinfo_of_a_song_and_of_what_is_not_a_directory(db_server):
     with db_server.connect() as c:
         assert without_added(c.command('lsinfo "Various/Duets/01 Duet.flac"')) == [*DUET, "OK"]
-        for uri in ["nope", "Empty", "notes.txt", "Various/broken.flac", "mix.m3u", "Various/Sorting/"]:
+        for uri in ["nope", "Empty", "notes.txt", "Various/broken.flac", "mix.m3u"]:
             assert c.command(f'lsinfo "{uri}"') == ["ACK [50@0] {lsinfo} No such directory"], uri
+        # A trailing slash: 0.23 looks the URI up as it is and finds nothing; 0.24.11 (and
+        # Tonearm, which follows 0.24) refuses it as not `uri_safe_local`.
+        trailing_slash = c.command('lsinfo "Various/Sorting/"')
+        if db_server.kind == "mpd":
+            assert trailing_slash == ["ACK [50@0] {lsinfo} No such directory"]
+        else:
+            assert trailing_slash == ["ACK [2@0] {lsinfo} Bad relative path"]
         assert c.command("lsinfo Björk/Debut/02 Crying.mp3") == [
             'ACK [2@0] {lsinfo} too many arguments for "lsinfo"']
 
 
 def test_song_block_field_order_multi_values_and_track_numbers(db_server):
-    """file, Last-Modified, (Added), Format, the tags in the order the file holds them, Time,
-    duration. Repeated tags print one line per value; "1/11" prints as Track 1, Disc "1/2" as 1."""
+    """file, Last-Modified, (Added), Format, the tags in the order MPD's decoder plugin reports
+    them (FLAC: the file's order), Time, duration. Repeated tags print one line per value; "1/11"
+    prints as Track 1, Disc "1/2" as 1."""
     with db_server.connect() as c:
         block = c.command('lsinfo "Björk/Debut/01 Human Behaviour.flac"')
         assert without_added(block) == [*HUMAN_BEHAVIOUR, "OK"]
         if db_server.kind == "tonearm":
             assert keys(block)[:4] == ["file", "Last-Modified", "Added", "Format"]
-        # M4A: the tags in the order ffmpeg reports them; Track "3/12", Disc "2/2".
+        # M4A: in the order of MPD's FFmpeg plugin (by tag type, then FFmpeg's album_artist);
+        # Track "3/12", Disc "2/2".
         assert without_added(c.command('lsinfo "坂本龍一/音楽図鑑"')) == [
             "file: 坂本龍一/音楽図鑑/01 チベタン・ダンス.m4a", "Last-Modified: 2020-09-19T12:26:40Z",
             "Format: 8000:f:1", "Artist: 坂本龍一", "Album: 音楽図鑑", "Title: チベタン・ダンス", "Track: 3",
@@ -137,6 +146,8 @@ def test_format_and_duration_per_file_type(db_server, uri, audio_format, duratio
 
 
 def test_id3_and_riff_tags_are_read(db_server):
+    # In MPD's orders: libid3tag's frame list for ID3 (Artist, AlbumArtist, Title, Album, Track,
+    # Date, Genre, …, Disc) and libsndfile's for RIFF INFO (Title, Artist, Date, Album, Genre).
     with db_server.connect() as c:
         assert without_added(c.command('lsinfo "Björk/Debut/02 Crying.mp3"')) == [
             "file: Björk/Debut/02 Crying.mp3", "Last-Modified: 2020-09-16T12:26:40Z", "Format: 8000:24:1",
@@ -227,6 +238,11 @@ def test_listfiles_errors(db_server, fixture_library):
             f"ACK [52@0] {{listfiles}} Failed to open {root}/nope: No such file or directory"]
         assert c.command("listfiles notes.txt") == [
             f"ACK [52@0] {{listfiles}} Failed to open {root}/notes.txt: Not a directory"]
+        # 0.23 appends any relative URI to the music directory (`listfiles ..` lists its
+        # parent); 0.24.11, and Tonearm, refuse one that is not `uri_safe_local`.
+        if db_server.kind == "tonearm":
+            for uri in ["..", "Various/..", "Various/", "./Various", "Various//Field"]:
+                assert c.command(f'listfiles "{uri}"') == ["ACK [2@0] {listfiles} Bad relative path"], uri
 
 
 def test_stats(db_server):

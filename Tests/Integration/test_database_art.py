@@ -29,9 +29,15 @@ def test_albumart_pages_through_cover_jpg(db_server, fixture_library):
 def test_albumart_uses_the_directory_of_the_uri(db_server, fixture_library):
     cover = fixture_library.path("Björk/Debut/cover.jpg").read_bytes()
     with db_server.connect() as c:
-        # The song need not exist; a trailing slash names the directory itself.
+        # The song need not exist.
         assert read_binary(c, 'albumart "Björk/Debut/nope.flac" 11000')[1] == cover[11000:]
-        assert read_binary(c, 'albumart "Björk/Debut/" 11000')[1] == cover[11000:]
+        # 0.23 takes a trailing slash as naming the directory itself; 0.24.11 (and Tonearm,
+        # which follows 0.24) refuses the URI as not `uri_safe_local`.
+        if db_server.kind == "mpd":
+            assert read_binary(c, 'albumart "Björk/Debut/" 11000')[1] == cover[11000:]
+        else:
+            assert read_binary(c, 'albumart "Björk/Debut/" 11000') == (
+                [], None, "ACK [2@0] {albumart} Bad relative path")
         assert read_binary(c, 'albumart "Björk/Debut" 0') == ([], None, "ACK [50@0] {albumart} No file exists")
 
 
@@ -99,7 +105,7 @@ def test_readpicture_without_picture_is_empty(db_server, uri):
         assert c.command(f'readpicture "{uri}" 0') == ["OK"]
 
 
-@pytest.mark.parametrize("uri", ["nope.flac", "notes.txt", "Various/broken.flac"])
+@pytest.mark.parametrize("uri", ["nope.flac", "notes.txt", "Various/broken.flac", "Various", "mix.m3u"])
 def test_readpicture_and_readcomments_of_what_is_no_song(db_server, uri):
     with db_server.connect() as c:
         assert c.command(f'readpicture "{uri}" 0') == ["ACK [50@0] {readpicture} No such song"]

@@ -222,6 +222,12 @@ def test_sort_by_added(db_server):
     ("find \"(AudioFormat == '44100:16')\"", "ACK [2@0] {find} Channel count missing"),
     ("find \"(artist =~ '[')\"",
      "ACK [2@0] {find} Error in regex at offset 1: missing terminating ] for character class"),
+    ("search \"(artist =~ '(')\"", "ACK [2@0] {search} Error in regex at offset 1: missing closing parenthesis"),
+    ("find \"(artist =~ '*')\"",
+     "ACK [2@0] {find} Error in regex at offset 0: quantifier does not follow a repeatable item"),
+    ("find \"(artist =~ 'a{2,1}')\"",
+     "ACK [2@0] {find} Error in regex at offset 5: numbers out of order in {} quantifier"),
+    ("count \"(artist =~ ')')\"", "ACK [2@0] {count} Error in regex at offset 0: unmatched closing parenthesis"),
     ("find \"(artist == 'A')\" sort", "ACK [2@0] {find} Incorrect number of filter arguments"),
     ("find \"(artist == 'A')\" window", "ACK [2@0] {find} Incorrect number of filter arguments"),
     ("find \"(artist == 'A')\" window x", "ACK [2@0] {find} Integer or range expected: x"),
@@ -245,6 +251,31 @@ def test_malformed_filters_mpd_024(db_server, command, ack):
     tonearm_only(db_server, "0.24's operator error message")
     with db_server.connect() as c:
         assert c.command(command) == [ack]
+
+
+@pytest.mark.parametrize("command", [
+    "count base nope", "count \"(base 'nope')\" group artist", "list album base nope",
+    "list album \"(base 'nope')\"", "search base nope", "find base Empty", "find \"(base 'notes.txt')\"",
+    "find \"((base 'nope') AND (artist == 'x'))\"", "find \"(((base 'nope') AND (title == 'x')))\"",
+    "find title x base nope", "find \"(base 'nope')\" \"(base 'Various/Field')\"",
+])
+def test_base_of_what_is_not_in_the_database(db_server, command):
+    # MPD walks the database from the filter's first base that only ANDs lead to, so a base
+    # naming neither a directory nor a song is an error, whatever the command.
+    with db_server.connect() as c:
+        name = command.split()[0]
+        assert c.command(command) == [f"ACK [50@0] {{{name}}} No such directory"]
+
+
+def test_base_that_is_no_walk_start(db_server):
+    with db_server.connect() as c:
+        # A negated base, or a second one, starts no walk: it just matches or not.
+        everything = c.command("find \"(!(base 'nope'))\"")
+        assert len(uris(everything)) == 20 and everything[-1] == "OK"
+        assert c.command("find \"(base 'Various/Field')\" \"(base 'nope')\"") == ["OK"]
+        # A song's URI is a base too.
+        assert uris(c.command("find \"(base 'Various/Field/wind.wav')\"")) == ["Various/Field/wind.wav"]
+        assert uris(c.command("find base Various/Field/wind.wav")) == ["Various/Field/wind.wav"]
 
 
 def test_found_song_blocks_are_full(db_server):

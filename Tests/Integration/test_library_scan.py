@@ -87,19 +87,22 @@ def test_listall_walks_in_mpd_order(library):
         assert c.command("listall") == [
             "file: root.flac", "directory: Artist", "directory: Artist/Album", "file: Artist/Album/01.flac",
             "file: Artist/Album/02.flac", "directory: Other", "file: Other/x.ogg", "OK"]
-        assert c.command("listall Other") == ["file: Other/x.ogg", "OK"]
+        assert c.command("listall Other") == ["directory: Other", "file: Other/x.ogg", "OK"]
         assert c.command("listall Artist/Album/02.flac") == ["file: Artist/Album/02.flac", "OK"]
         assert c.command("listall nope") == ["ACK [50@0] {listall} No such directory"]
         info = c.command("listallinfo Other")
-        assert info[0] == "file: Other/x.ogg" and 'Title: X "quoted"' in info
+        assert info[:3] == ["directory: Other", info[1], "file: Other/x.ogg"] and 'Title: X "quoted"' in info
+        assert info[1].startswith("Last-Modified: ")
 
 
 def test_listfiles_shows_every_file(library):
     with library.connect() as c:
         lines = c.command("listfiles Other")
-        assert [l for l in lines if l.startswith(("file:", "directory:"))] == [
+        # In directory order, as MPD lists them.
+        assert sorted(l for l in lines if l.startswith(("file:", "directory:"))) == [
             "file: broken.flac", "file: notes.txt", "file: x.ogg"]
-        assert c.command("listfiles nope")[-1] == "ACK [50@0] {listfiles} No such directory"
+        assert c.command("listfiles nope") == [
+            f"ACK [52@0] {{listfiles}} Failed to open {library.music_dir}/nope: No such file or directory"]
 
 
 def test_update_adds_and_removes_songs_and_raises_idle_events(library):

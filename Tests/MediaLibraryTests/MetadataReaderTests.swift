@@ -193,6 +193,26 @@ struct MetadataReaderTests {
         #expect(metadata.audioFormat == "44100:24:2")
     }
 
+    @Test("tags come in the order MPD's decoder plugin for the format reports them")
+    func tagOrder() throws {
+        // Vorbis comments: file order.
+        #expect(try read("multi.flac").tags.prefix(4).map(\.type) == [.artist, .title, .artist, .artist])
+        // ID3 (scan_id3_tag): its frame list, every frame of an ID in file order, then the
+        // MusicBrainz TXXX frames, then UFID.
+        #expect(try read("multi.mp3").tags == [
+            TagValue(.artist, "A1"), TagValue(.artist, "A2"), TagValue(.title, "T"), TagValue(.track, "7"),
+            TagValue(.genre, "Rock"), TagValue(.genre, "Pop"), TagValue(.conductor, "Cond"),
+            TagValue(.musicBrainzAlbumID, "mbid-1"), TagValue(.musicBrainzTrackID, "track-mbid"),
+        ])
+        // FFmpeg (FfmpegScanDictionary): MPD's tag names in tag-type order, then FFmpeg's own
+        // names such as album_artist.
+        #expect(try read("tagged.m4a").tags.map(\.type) == [
+            .artist, .album, .title, .track, .genre, .date, .composer, .comment, .disc, .albumArtist,
+        ])
+        // libsndfile (WAV): title, artist, comment, date, album, track, genre.
+        #expect(try read("tagged.wav").tags.map(\.type) == [.title, .artist, .comment, .date, .album, .track, .genre])
+    }
+
     @Test("only the wanted tags are returned")
     func wantedMask() throws {
         let metadata = try read("multi.flac", TagMask([.artist, .track]))

@@ -4,8 +4,11 @@ extension MediaLibrary {
     /// MPD's cover file names, tried first and exactly as written.
     static let mpdCoverNames = ["cover.png", "cover.jpg", "cover.jxl", "cover.webp"]
 
-    /// The cover file for the song (or directory) at `uri`: MPD's names in its folder, then
-    /// the configured `album_art_names` in any letter case. Returns the URI of the file.
+    /// The cover file for `uri`: MPD's names in the folder before its last slash, then the
+    /// configured `album_art_names` in any letter case. Returns the URI of the file.
+    ///
+    /// Like MPD, only the folder part counts: the song need not exist. `uri` must not climb
+    /// out of the music directory with `..`.
     public func coverFile(for uri: String) -> String? {
         let folder: String
         if let slash = uri.lastIndex(of: "/") {
@@ -17,12 +20,15 @@ extension MediaLibrary {
         for name in Self.mpdCoverNames where isRegularFile(absolutePath(of: uriOf(name))) {
             return uriOf(name)
         }
-        guard !settings.albumArtNames.isEmpty, let entries = files(in: folder) else { return nil }
+        guard !settings.albumArtNames.isEmpty, let entries = try? files(in: folder, followingLinks: true) else {
+            return nil
+        }
         for wanted in settings.albumArtNames {
             let lowered = wanted.lowercased()
-            if let match = entries.first(where: { !$0.isDirectory && $0.name.lowercased() == lowered }) {
-                return uriOf(match.name)
-            }
+            // Of names differing in case only, the first by bytes, whatever the directory order.
+            let match = entries.filter { !$0.isDirectory && $0.name.lowercased() == lowered }
+                .min { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+            if let match { return uriOf(match.name) }
         }
         return nil
     }

@@ -28,7 +28,8 @@ extension MediaLibrary {
     /// One page of the walk below the directory `path`, in MPD's order: entries after walk
     /// position `cursor` (0 to start), at most about `limit` of them.
     /// - Parameters:
-    ///   - recursive: the whole subtree (`listall`), or only the directory's own entries (`lsinfo`).
+    ///   - recursive: the whole subtree, led by the directory itself unless it is the root
+    ///     (`listall`), or only the directory's own entries (`lsinfo`).
     ///   - details: fetch songs' tags (`listallinfo`) or only their URIs (`listall`).
     /// - Returns: the entries and the cursor for the next page, or `nil` when the directory does
     ///   not exist.
@@ -49,6 +50,11 @@ extension MediaLibrary {
                 return SQLFragment("\(range) AND \(alias).\(column) = ?", [start, directory.ordEnd, directory.id])
             }
             var entries: [(Int64, LibraryEntry)] = []
+            // MPD's recursive walk visits the directory itself first; its printer leaves out
+            // only the root. Its position is before its subtree's, so it leads the first page.
+            if recursive && cursor < directory.ord {
+                entries.append((directory.ord, .directory(directory.directory)))
+            }
             let directories = scope("d", parent: "parent")
             for row in try Row.fetchAll(db, sql: "SELECT d.ord, d.path, d.mtime FROM directory d WHERE \(directories.sql) ORDER BY d.ord LIMIT \(limit)",
                                         arguments: StatementArguments(directories.arguments)) {

@@ -16,12 +16,30 @@ public struct DiskEntry: Sendable, Equatable {
     public var mtime: Int64
 }
 
+/// A folder that could not be opened for listing: MPD's `Failed to open PATH: REASON`.
+public struct DirectoryOpenError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The absolute path that was opened.
+    public let path: String
+    /// The `errno` of the failure.
+    public let code: Int32
+
+    /// `Failed to open PATH: REASON`, the reason in the C library's words (`No such file or
+    /// directory`, `Not a directory`, …), as MPD words it.
+    public var description: String { "Failed to open \(path): \(String(cString: strerror(code)))" }
+}
+
 extension MediaLibrary {
-    /// Everything in the folder `uri` of the music directory, playable or not, following links;
-    /// `nil` when it is not a folder. Sorted by name, for a stable answer.
-    public func files(in uri: String) -> [DiskEntry]? {
+    /// Everything in the folder `uri` of the music directory, playable or not, in the order
+    /// the file system lists it (MPD does not sort `listfiles`).
+    ///
+    /// `uri` is appended to the music directory as given, as MPD's local storage does.
+    /// Without `followingLinks`, symbolic links are left out, as MPD's `listfiles` reads each
+    /// entry with `lstat`; with it, a link counts as what it points to. Names with a line feed
+    /// and entries that are neither files nor folders are left out.
+    /// - Throws: ``DirectoryOpenError`` when the folder cannot be opened.
+    public func files(in uri: String, followingLinks: Bool = false) throws(DirectoryOpenError) -> [DiskEntry] {
         let path = absolutePath(of: uri)
-        guard let handle = opendir(path) else { return nil }
+        guard let handle = opendir(path) else { throw DirectoryOpenError(path: path, code: errno) }
         defer { closedir(handle) }
         var entries: [DiskEntry] = []
         while let entry = readdir(handle) {
@@ -30,12 +48,13 @@ extension MediaLibrary {
             }
             if name == "." || name == ".." || name.contains("\n") { continue }
             var info = stat()
-            guard stat(path + "/" + name, &info) == 0 else { continue }
+            let entryPath = path + "/" + name
+            guard (followingLinks ? stat(entryPath, &info) : lstat(entryPath, &info)) == 0 else { continue }
             let kind = info.st_mode & S_IFMT
             guard kind == S_IFDIR || kind == S_IFREG else { continue }
             entries.append(DiskEntry(name: name, isDirectory: kind == S_IFDIR, size: Int64(info.st_size),
                                      mtime: Int64(info.st_mtim.tv_sec)))
         }
-        return entries.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        return entries
     }
 }

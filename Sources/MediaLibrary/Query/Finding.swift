@@ -7,11 +7,13 @@ extension MediaLibrary {
     ///
     /// Songs are fetched afterwards in pages with ``songs(ids:)``, so that a large result is
     /// streamed instead of held whole.
-    /// - Throws: ``MPDError`` for a regular expression that does not compile.
+    /// - Throws: ``MPDError`` for a regular expression that does not compile, or a `base`
+    ///   naming nothing in the database.
     public func songIDs(_ selection: DatabaseSelection) async throws -> [Int64] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition) ?? .alwaysTrue
         return try await store.pool.read { db in
+            if let filter = selection.filter { try Self.validateBase(db, filter) }
             var ids: [Int64]
             if let sort = selection.sort {
                 ids = try Self.sortedIDs(db, condition, sort)
@@ -30,25 +32,6 @@ extension MediaLibrary {
     /// The songs with these ids, in the order given.
     public func songs(ids: [Int64]) async throws -> [Song] {
         try await store.pool.read { db in try LibraryStore.fetchSongs(db, ids: ids) }
-    }
-
-    /// MPD compiles a filter's regular expressions when it parses the filter, so a bad one is
-    /// an argument error before anything runs.
-    static func validateRegexes(_ expression: FilterExpression) throws {
-        func check(_ predicate: StringPredicate) throws {
-            guard predicate.operator == .regex else { return }
-            do {
-                _ = try RegexCache.shared.expression(predicate.value, caseless: predicate.foldCase)
-            } catch {
-                throw MPDError(.argument, "Failed to compile regex")
-            }
-        }
-        switch expression {
-        case .tag(_, let predicate), .anyTag(let predicate), .uri(let predicate): try check(predicate)
-        case .not(let inner): try validateRegexes(inner)
-        case .and(let operands): for operand in operands { try validateRegexes(operand) }
-        default: break
-        }
     }
 
     /// MPD's `sort`: a stable sort of the matching songs in database order by the key.

@@ -19,6 +19,7 @@ extension MediaLibrary {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition) ?? .alwaysTrue
         let rows: [[String]] = try await store.pool.read { db in
+            if let filter = selection.filter { try Self.validateBase(db, filter) }
             guard case .tag(let subject) = selection.subject else {
                 return try String.fetchAll(db, sql: "SELECT s.uri FROM song s WHERE \(condition.sql) ORDER BY s.ord",
                                            arguments: StatementArguments(condition.arguments)).map { [$0] }
@@ -53,6 +54,7 @@ extension MediaLibrary {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition) ?? .alwaysTrue
         return try await store.pool.read { db in
+            if let filter = selection.filter { try Self.validateBase(db, filter) }
             guard let group = selection.group else {
                 let row = try Row.fetchOne(db, sql: "SELECT count(*), total(duration) FROM song s WHERE \(condition.sql)",
                                            arguments: StatementArguments(condition.arguments))

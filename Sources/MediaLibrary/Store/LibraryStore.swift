@@ -28,7 +28,7 @@ final class LibraryStore: Sendable {
     // MARK: Songs
 
     /// The columns of `song` a ``Song`` is built from, then its tags, from a join ordered so
-    /// that each song's rows are adjacent and its tags in file order.
+    /// that each song's rows are adjacent and its tags in the order they were stored.
     static let songColumns = "s.id, s.uri, s.mtime, s.added, s.format, s.duration, t.tag, t.value"
 
     /// Builds songs, with their ids, from rows of ``songColumns``.

@@ -268,20 +268,22 @@ public enum MetadataReader {
     }
 
     /// Tags from the native reader that keeps repeated values when there is one for the format,
-    /// else from FFmpeg's container and stream metadata.
+    /// else from FFmpeg's container and stream metadata; in the order MPD's decoder plugin for
+    /// the format reports them (see ``TagNames``), which is the order song blocks print.
     private static func collectTags(
         _ collector: inout TagCollector, context: UnsafeMutablePointer<AVFormatContext>,
         stream: UnsafeMutablePointer<AVStream>, formatName: String, file: FileBytes?
     ) {
         guard collector.wanted != .none else { return }
         if let file, isVorbisCommentContainer(formatName), let comments = VorbisCommentScanner.comments(in: file) {
+            // MPD's FLAC, Vorbis and Opus plugins report the comments in file order.
             for (key, value) in comments {
                 if let type = TagNames.vorbis(key) { collector.add(type, value) }
             }
             return
         }
         if let file, formatName == "mp3", let frames = ID3v2Scanner.frames(in: file) {
-            for frame in frames {
+            for frame in frames.stablySorted(by: TagNames.id3Rank) {
                 guard let type = TagNames.id3(frame) else { continue }
                 for value in frame.values {
                     collector.add(type, type == .genre ? ID3Genres.resolve(value) : value)
@@ -290,9 +292,23 @@ public enum MetadataReader {
             return
         }
         let xiphNames = isVorbisCommentContainer(formatName)
-        for (key, value) in entries(context.pointee.metadata) + entries(stream.pointee.metadata) {
-            if let type = TagNames.ffmpeg(key, xiphNames: xiphNames) { collector.add(type, value) }
+        let dictionaries = [entries(context.pointee.metadata), entries(stream.pointee.metadata)]
+        let mapped = dictionaries.map { dictionary in
+            dictionary.compactMap { key, value in
+                TagNames.ffmpeg(key, xiphNames: xiphNames).map { (key: key, type: $0, value: value) }
+            }
         }
+        let ordered: [(key: String, type: TagType, value: String)]
+        if xiphNames {
+            // Vorbis comments FFmpeg read for us: file order, as above.
+            ordered = mapped.flatMap { $0 }
+        } else if TagNames.sndfileFormats.contains(formatName) {
+            ordered = mapped.flatMap { $0 }.stablySorted { TagNames.sndfileRank($0.type, key: $0.key) }
+        } else {
+            // MPD's FFmpeg plugin scans the container's dictionary, then the stream's.
+            ordered = mapped.flatMap { $0.stablySorted { TagNames.ffmpegRank($0.key) } }
+        }
+        for entry in ordered { collector.add(entry.type, entry.value) }
     }
 
     /// MPD's `readcomments` key syntax: a letter, then letters, `_` and `-`.

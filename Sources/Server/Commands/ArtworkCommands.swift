@@ -11,11 +11,13 @@ enum ArtworkCommands {
         CommandDefinition("readpicture", permission: .read, arguments: .exactly(2), handler: readPicture),
     ]
 
-    /// `albumart URI OFFSET`: a chunk of the cover file in the song's folder.
+    /// `albumart URI OFFSET`: a chunk of the cover file in the folder part of URI (the song
+    /// need not exist).
     static func albumArt(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
         let library = try invocation.server.requireLibrary()
-        let uri = try LibraryURI.local(invocation.arguments[0], allowEmpty: false)
+        // MPD reads the offset before it looks at the URI.
         let offset = Int(try Arguments.unsigned(invocation.arguments[1], maximum: UInt64(Int.max)))
+        let uri = try LibraryURI.local(invocation.arguments[0], allowEmpty: false)
         guard let cover = library.coverFile(for: uri),
               let chunk = try? library.readChunk(of: cover, offset: offset, length: invocation.session.binaryLimit)
         else {
@@ -28,15 +30,14 @@ enum ArtworkCommands {
     }
 
     /// `readpicture URI OFFSET`: a chunk of the song's embedded picture; nothing when it has none.
-    static func readPicture(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
-        let library = try invocation.server.requireLibrary()
-        let uri = try LibraryURI.local(invocation.arguments[0], allowEmpty: false)
+    static func readPicture(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         let offset = Int(try Arguments.unsigned(invocation.arguments[1], maximum: UInt64(Int.max)))
+        let path = try await songPath(&invocation)
         let picture: (data: [UInt8], mimeType: String?)?
         do {
-            picture = try MetadataReader.readPicture(path: library.absolutePath(of: uri))
+            picture = try MetadataReader.readPicture(path: path)
         } catch {
-            throw MPDError(.noExist, "No such file")
+            throw MPDError(.noExist, "Failed to load file")
         }
         guard let picture else { return .ok }
         guard offset <= picture.data.count else { throw MPDError(.argument, "Bad file offset") }
@@ -47,17 +48,27 @@ enum ArtworkCommands {
         return .ok
     }
 
-    /// `readcomments URI`: the file's raw metadata keys and values.
-    static func readComments(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
-        let library = try invocation.server.requireLibrary()
-        let uri = try LibraryURI.local(invocation.arguments[0], allowEmpty: false)
+    /// `readcomments URI`: the song file's raw metadata keys and values.
+    static func readComments(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
+        let path = try await songPath(&invocation)
         let comments: [(key: String, value: String)]
         do {
-            comments = try MetadataReader.readComments(path: library.absolutePath(of: uri))
+            comments = try MetadataReader.readComments(path: path)
         } catch {
-            throw MPDError(.noExist, "No such file")
+            throw MPDError(.noExist, "Failed to load file")
         }
         for comment in comments { invocation.response.append(comment.key, comment.value) }
         return .ok
+    }
+
+    /// The file of the database song the first argument names. MPD reads these two commands'
+    /// files (given a relative URI) only for songs in its database, so anything else (a missing
+    /// file, a directory, a text file, a file it could not read when it scanned) is
+    /// `No such song`.
+    private static func songPath(_ invocation: inout CommandInvocation) async throws -> String {
+        let library = try invocation.server.requireLibrary()
+        let uri = try LibraryURI.local(invocation.arguments[0], allowEmpty: false)
+        guard try await library.song(at: uri) != nil else { throw MPDError(.noExist, "No such song") }
+        return library.absolutePath(of: uri)
     }
 }

@@ -18,7 +18,9 @@ enum DatabaseBrowseCommands {
     /// `lsinfo [URI]`: a directory's songs, playlists and subdirectories, or one song.
     static func lsinfo(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         let library = try invocation.server.requireLibrary()
-        let uri = try LibraryURI.local(invocation.arguments.first ?? "", allowEmpty: true)
+        let argument = invocation.arguments.first ?? ""
+        // `lsinfo /` is the root (only here: to `listfiles` it is an absolute path).
+        let uri = argument == "/" ? "" : try LibraryURI.local(argument, allowEmpty: true)
         if !uri.isEmpty, case .song(let song)? = try await library.item(at: uri) {
             SongPrinter.write(song, tags: invocation.visibleTags, to: &invocation.response)
             return .ok
@@ -29,12 +31,14 @@ enum DatabaseBrowseCommands {
         return .ok
     }
 
-    /// `listall [URI]`: every directory, song and playlist below URI, URIs only.
+    /// `listall [URI]`: the directory URI (unless it is the root), then every directory, song
+    /// and playlist below it, URIs only.
     static func listAll(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         try await walkRecursively(&invocation, details: false)
     }
 
-    /// `listallinfo [URI]`: as `listall`, with each song's block.
+    /// `listallinfo [URI]`: as `listall`, with each song's block and each directory's and
+    /// playlist's `Last-Modified`.
     static func listAllInfo(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         try await walkRecursively(&invocation, details: true)
     }
@@ -97,12 +101,16 @@ enum DatabaseBrowseCommands {
         }
     }
 
-    /// `listfiles [URI]`: the files and folders on disk, playable or not, names only.
+    /// `listfiles [URI]`: the files and folders on disk, playable or not, names only, in
+    /// directory order; `Last-Modified` where the time is known, as MPD prints it.
     static func listFiles(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
         let library = try invocation.server.requireLibrary()
         let uri = try LibraryURI.local(invocation.arguments.first ?? "", allowEmpty: true)
-        guard let entries = library.files(in: uri) else {
-            throw MPDError(.noExist, "No such directory")
+        let entries: [DiskEntry]
+        do {
+            entries = try library.files(in: uri)
+        } catch {
+            throw MPDError(.system, error.description)
         }
         for entry in entries {
             if entry.isDirectory {
@@ -111,7 +119,7 @@ enum DatabaseBrowseCommands {
                 invocation.response.append("file", entry.name)
                 invocation.response.append("size", entry.size)
             }
-            invocation.response.append("Last-Modified", SongPrinter.timestamp(entry.mtime))
+            if entry.mtime > 0 { invocation.response.append("Last-Modified", SongPrinter.timestamp(entry.mtime)) }
         }
         return .ok
     }

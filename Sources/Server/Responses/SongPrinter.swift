@@ -9,7 +9,7 @@ import Glibc
 /// (`src/SongPrint.cxx`, `src/TimePrint.cxx`).
 enum SongPrinter {
     /// A song block: `file`, `Last-Modified`, `Added`, `Format`, the tags the client asked for
-    /// in the file's order, `Time` and `duration`.
+    /// in the stored order (MPD's per-format scan order), `Time` and `duration`.
     static func write(_ song: Song, tags: TagMask, to response: inout ResponseBuffer) {
         response.append("file", song.uri)
         response.append("Last-Modified", timestamp(song.lastModified))
