@@ -180,12 +180,15 @@ public final class PlayerController: Sendable {
         }
     }
     /// `setvol` / `volume`: sets the volume (clamped to 0…100).
+    /// - Parameters:
+    ///   - alwaysAnnounce: raise `mixer` even when the level stays (`setvol` does, `volume`
+    ///     does not).
     /// - Throws: `No mixer` when no output has one, with the code the command uses.
-    public func setVolume(_ transform: @Sendable (Int) -> Int, noMixer code: AckCode) throws(MPDError) {
+    public func setVolume(_ transform: @Sendable (Int) -> Int, alwaysAnnounce: Bool = false, noMixer code: AckCode) throws(MPDError) {
         try change { core in
             guard let volume = core.volume else { throw MPDError(code, "No mixer") }
             let value = min(100, max(0, transform(volume)))
-            guard value != volume else { return }
+            guard value != volume || alwaysAnnounce else { return }
             core.volume = value
             core.events.insert(.mixer)
         }
@@ -193,18 +196,17 @@ public final class PlayerController: Sendable {
 
     // MARK: Queue editing
 
-    /// Appends songs as one change, then moves them to `position` if given; returns their ids.
+    /// Appends songs, then moves them to `position` if given; returns their ids.
+    /// - Parameter bulk: one queue change for all (`add DIR`), or one per song (`findadd`).
     @discardableResult
-    public func add(_ songs: [Song], at position: Int? = nil) throws(MPDError) -> [Int] {
-        try change { try $0.append(songs, at: position) }
+    public func add(_ songs: [Song], at position: Int? = nil, bulk: Bool = true) throws(MPDError) -> [Int] {
+        try change { try $0.append(songs, at: position, bulk: bulk) }
     }
     /// `clear`.
     public func clear() { update { $0.clear() } }
     /// `delete POS|START:END`.
     public func delete(range: RangeArgument) throws(MPDError) {
-        try change { core in
-            if range.end == range.start + 1 { try core.delete(position: range.start) } else { try core.delete(range: range) }
-        }
+        try change { try $0.delete(range: range) }
     }
     /// `deleteid ID`.
     public func delete(id: Int) throws(MPDError) { try change { try $0.delete(id: id) } }

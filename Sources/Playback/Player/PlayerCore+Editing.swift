@@ -18,11 +18,13 @@ extension PlayerCore {
         return id
     }
 
-    /// Appends songs as one change (MPD's bulk edit), then moves them to `position` if given.
+    /// Appends songs, then moves them to `position` if given.
+    /// - Parameter bulk: count them as one change (MPD's bulk edit, as `add DIR` does) rather
+    ///   than one per song (as `findadd` does).
     /// - Returns: the new entries' ids.
-    mutating func append(_ songs: [Song], at position: Int? = nil) throws(MPDError) -> [Int] {
-        beginBulk()
-        defer { commitBulk() }
+    mutating func append(_ songs: [Song], at position: Int? = nil, bulk: Bool = true) throws(MPDError) -> [Int] {
+        if bulk { beginBulk() }
+        defer { if bulk { commitBulk() } }
         let start = queue.count
         var ids: [Int] = []
         for song in songs { ids.append(try append(song)) }

@@ -14,8 +14,8 @@ enum DatabaseAddCommands {
         },
     ]
 
-    /// Adds the matching songs, sorted and windowed as `find` would print them, as one
-    /// change; `position POS` inserts them there (absolute or relative to the current song).
+    /// Adds the matching songs, sorted and windowed as `find` would print them;
+    /// `position POS` inserts them there (absolute or relative to the current song).
     private static func add(_ invocation: inout CommandInvocation, foldCase: Bool) async throws -> CommandOutcome {
         let selection = try DatabaseSelection.parse(invocation.arguments[...], foldCase: foldCase, allowsPosition: true)
         let library = try invocation.server.requireLibrary()
@@ -29,7 +29,8 @@ enum DatabaseAddCommands {
             start += page.count
             songs += try await library.songs(ids: page)
         }
-        try player.add(songs, at: position)
+        // Each song is a queue change of its own, as in MPD's `handle_match_add`.
+        try player.add(songs, at: position, bulk: false)
         return .ok
     }
 }

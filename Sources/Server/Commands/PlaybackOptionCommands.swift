@@ -50,7 +50,7 @@ enum PlaybackOptionCommands {
         CommandDefinition("setvol", permission: .player, arguments: .exactly(1)) { invocation in
             let level = Int(try Arguments.unsigned(invocation.arguments[0], maximum: 100))
             // MPD's setvol fails with a generic error (ACK 5) where `volume` says ACK 52.
-            try invocation.player.setVolume({ _ in level }, noMixer: .unknown)
+            try invocation.player.setVolume({ _ in level }, alwaysAnnounce: true, noMixer: .unknown)
             return .ok
         },
         CommandDefinition("single", permission: .player, arguments: .exactly(1)) { invocation in

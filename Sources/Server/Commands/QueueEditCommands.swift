@@ -77,8 +77,19 @@ enum QueueEditCommands {
     static func add(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         let player = invocation.player
         let position = try invocation.arguments.count > 1 ? insertPosition(invocation.arguments[1], player) : nil
-        let uri = try LibraryURI.local(invocation.arguments[0], allowEmpty: true)
+        let argument = invocation.arguments[0]
         let library = try invocation.server.requireLibrary()
+        let uri: String
+        if argument != "/", let path = fileArgument(argument) {
+            // MPD's `add` locates a file path without the music directory: only a local client
+            // may add one, and then only what the database knows.
+            guard invocation.session.isLocal, let relative = relativeURI(path, library) else {
+                throw MPDError(.permission, "Access denied")
+            }
+            uri = relative
+        } else {
+            uri = try LibraryURI.local(argument, allowEmpty: true)
+        }
         let songs = try await songs(under: uri, in: library)
         try player.add(songs, at: position)
         return .ok
@@ -87,13 +98,40 @@ enum QueueEditCommands {
     /// `addid URI [POSITION]`: one song; answers its queue id.
     static func addID(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         let player = invocation.player
-        let uri = try LibraryURI.local(invocation.arguments[0], allowEmpty: false)
+        let argument = invocation.arguments[0]
         let library = try invocation.server.requireLibrary()
+        let uri: String
+        if let path = fileArgument(argument) {
+            // `addid` maps a path inside the music directory to its song, for every client.
+            if let relative = relativeURI(path, library) {
+                uri = relative
+            } else {
+                guard invocation.session.isLocal else { throw MPDError(.permission, "Access denied") }
+                throw MPDError(.noExist, "No such song")
+            }
+        } else {
+            uri = try LibraryURI.local(argument, allowEmpty: false)
+        }
         guard let song = try await library.song(at: uri) else { throw MPDError(.noExist, "No such song") }
         let position = try invocation.arguments.count > 1 ? insertPosition(invocation.arguments[1], player) : nil
         let ids = try player.add([song], at: position)
         invocation.response.append("Id", ids[0])
         return .ok
+    }
+
+    /// The file path an argument names (`/abs/path` or `file:///abs/path`), or `nil` for a URI.
+    static func fileArgument(_ argument: String) -> String? {
+        if argument.hasPrefix("file://") { return String(argument.dropFirst("file://".count)) }
+        return argument.hasPrefix("/") ? argument : nil
+    }
+
+    /// The URI of a file path inside the music directory, or `nil` when it is outside.
+    static func relativeURI(_ path: String, _ library: MediaLibrary) -> String? {
+        var root = library.settings.musicDirectory
+        while root.hasSuffix("/") { root.removeLast() }
+        guard path.hasPrefix(root + "/") else { return nil }
+        let relative = String(path.dropFirst(root.count + 1))
+        return LibraryURI.isSafeLocal(relative) ? relative : nil
     }
 
     /// The songs `add` takes for `uri`: the song, or everything below the directory.

@@ -63,7 +63,13 @@ enum QueueInfoCommands {
 
     /// One queue entry as MPD's `queue_print_song_info` prints it.
     static func write(_ entry: QueueEntry, position: Int, tags: TagMask, to response: inout ResponseBuffer) {
-        SongPrinter.write(entry.song, tags: tags, to: &response)
+        var song = entry.song
+        var range: (Double, Double?)?
+        if entry.startTime > 0 || entry.endTime != nil {
+            range = (entry.startTime, entry.endTime)
+            song.duration = entry.playedDuration
+        }
+        SongPrinter.write(song, tags: tags, range: range, to: &response)
         response.append("Pos", position)
         response.append("Id", entry.id)
         if entry.priority != 0 { response.append("Prio", entry.priority) }
@@ -72,7 +78,8 @@ enum QueueInfoCommands {
     /// `plchanges VERSION [START:END]`: the positions changed since VERSION — all of them
     /// when VERSION is newer than the queue.
     private static func changes(_ invocation: CommandInvocation) throws(MPDError) -> (Queue, [Int]) {
-        let version = UInt32(try Arguments.unsigned(invocation.arguments[0]))
+        // MPD reads the version with strtoul and keeps the low 32 bits, so -1 is a huge version.
+        let version = UInt32(truncatingIfNeeded: try Arguments.unsigned(invocation.arguments[0], maximum: .max))
         let queue = invocation.player.queue
         let range = try invocation.arguments.count > 1 ? Arguments.range(invocation.arguments[1]) : .all
         guard range.start < queue.count else { return (queue, []) }
@@ -89,19 +96,22 @@ enum QueueInfoCommands {
         var selection = try DatabaseSelection.parse(invocation.arguments[...], foldCase: foldCase, allowsPosition: false)
         let window = selection.window
         selection.window = nil
-        selection.sort = nil
         let queue = invocation.player.queue
         guard !queue.isEmpty else { return .ok }
         let library = try invocation.server.requireLibrary()
-        var matching = Set<String>()
+        // The rank of each matching URI in the database's (sorted) answer.
+        var rank: [String: Int] = [:]
         let ids = try await library.songIDs(selection)
         var start = 0
         while start < ids.count {
             let page = Array(ids[start..<min(start + 1000, ids.count)])
             start += page.count
-            for song in try await library.songs(ids: page) { matching.insert(song.uri) }
+            for song in try await library.songs(ids: page) where rank[song.uri] == nil { rank[song.uri] = rank.count }
         }
-        var positions = queue.entries.indices.filter { matching.contains(queue.entries[$0].song.uri) }
+        var positions = queue.entries.indices.filter { rank[queue.entries[$0].song.uri] != nil }
+        if selection.sort != nil {
+            positions.sort { (rank[queue.entries[$0].song.uri]!, $0) < (rank[queue.entries[$1].song.uri]!, $1) }
+        }
         if let window {
             let low = min(window.start, positions.count)
             positions = Array(positions[low..<max(low, window.upperBound(clippedTo: positions.count))])
