@@ -242,9 +242,7 @@ struct PlayerCore: Sendable {
         errorCount = 0
         let entry = queue.entry(atOrder: index)
         let paused = playing && pipeline.status.state == .pause
-        if let length = entry.playedDuration, time > length {
-            throw MPDError(.argument, "Bad seek time")  // refined against MPD below
-        }
+        // A time past the end ends the song at once, and playback goes on with the next.
         playOrder(index, paused: paused, offset: entry.startTime + time)
     }
 
