@@ -33,9 +33,9 @@ public struct StateFileService: Service {
         self.logger = logger
     }
 
-    /// Restores, then saves on change until graceful shutdown, then saves a last time.
+    /// Saves on change until graceful shutdown, then saves a last time. Call ``restore()``
+    /// first, before clients can connect.
     public func run() async throws {
-        await restore()
         try? await cancelWhenGracefulShutdown { [player] in
             var saved = player.stateFingerprint()
             while !Task.isCancelled {
@@ -52,7 +52,7 @@ public struct StateFileService: Service {
 
     /// Reads the file and gives the player its queue back; songs no longer in the database
     /// are skipped.
-    func restore() async {
+    public func restore() async {
         guard let state = StateFile.read(from: path) else { return }
         var songs: [Song?] = []
         songs.reserveCapacity(state.entries.count)
