@@ -56,7 +56,7 @@ let package = Package(
         ),
         .target(
             name: "Playback",
-            dependencies: ["CFFmpeg", "CALSA"],
+            dependencies: ["CFFmpeg", "CALSA", "MPDProtocol", "MediaLibrary"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -99,6 +99,11 @@ let package = Package(
         .testTarget(
             name: "MediaLibraryTests",
             dependencies: ["MediaLibrary", "MPDProtocol", "CFFmpeg"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PlaybackTests",
+            dependencies: ["Playback", "MediaLibrary", "MPDProtocol"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strictSettings),

@@ -45,20 +45,20 @@ public struct MPDError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "[\(code.rawValue)] \(message)" }
 
-    /// Collapses every run of bytes `<= 0x20` into one space and drops leading and trailing ones.
+    /// Turns every run of control characters (line breaks, tabs) into one space, so that an
+    /// ACK stays one line. Spaces are kept as they are: MPD prints `Integer expected: ` with
+    /// its trailing blank when the argument was empty.
     static func sanitize(_ message: String) -> String {
-        guard message.utf8.contains(where: { $0 <= 0x20 && $0 != 0x20 }) || message.contains("  ")
-            || message.first == " " || message.last == " "
-        else { return message }
+        guard message.utf8.contains(where: { $0 < 0x20 }) else { return message }
         var out: [UInt8] = []
         out.reserveCapacity(message.utf8.count)
-        var pendingSpace = false
+        var inControl = false
         for byte in message.utf8 {
-            if byte <= 0x20 {
-                pendingSpace = !out.isEmpty
+            if byte < 0x20 {
+                if !inControl { out.append(0x20) }
+                inControl = true
             } else {
-                if pendingSpace { out.append(0x20) }
-                pendingSpace = false
+                inControl = false
                 out.append(byte)
             }
         }

@@ -19,6 +19,8 @@ public final class ServerContext: Sendable {
     public let library: MediaLibrary?
     /// When the server started, for `stats`' `uptime`.
     public let startTime = ContinuousClock.now
+    /// The default partition's player: its queue, playback and volume.
+    public let player: PlayerController
     private let shutdown: @Sendable () -> Void
 
     /// Creates the shared context.
@@ -30,9 +32,18 @@ public final class ServerContext: Sendable {
         metadataTags: TagMask = .defaultMetadata,
         decoders: DecoderCatalog,
         library: MediaLibrary? = nil,
+        pipeline: (any AudioPipeline)? = nil,
         shutdown: @escaping @Sendable () -> Void
     ) {
         self.library = library
+        let musicDirectory = configuration.musicDirectory
+        player = PlayerController(
+            maximumLength: configuration.maxPlaylistLength,
+            pipeline: pipeline ?? PacedNullPipeline(),
+            hasMixer: Self.hasMixer(configuration),
+            path: { uri in library?.absolutePath(of: uri) ?? musicDirectory + "/" + uri },
+            notify: { [idleBus] events in idleBus.emit(events, partition: "default") }
+        )
         self.configuration = configuration
         self.idleBus = idleBus
         self.commands = commands
@@ -46,6 +57,23 @@ public final class ServerContext: Sendable {
         guard let library else { throw MPDError(.noExist, "No database") }
         return library
     }
+
+    /// Whether volume can be changed: some enabled output has a software mixer, or an ALSA
+    /// output keeps its default hardware mixer (played as software volume until the ALSA
+    /// mixer is bound). MPD's `null` output has no hardware mixer.
+    static func hasMixer(_ configuration: TonearmConfiguration) -> Bool {
+        configuration.audioOutputs.contains { output in
+            guard output.enabled else { return false }
+            switch output.mixerType ?? configuration.mixerType {
+            case .software: return true
+            case .hardware: return output.type == "alsa"
+            case .none, .null: return false
+            }
+        }
+    }
+
+    /// The player of the partition a session is in.
+    public func player(for session: SessionState) -> PlayerController { player }
 
     /// Asks the server to shut down cleanly.
     public func requestShutdown() { shutdown() }

@@ -72,9 +72,21 @@ struct TonearmCommand: AsyncParsableCommand {
                 logger.error("cannot read the database: \(error)")
             }
         }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup)
+        ]
+        if let stateFile = settings.stateFile {
+            let keeper = StateFileService(
+                path: stateFile, interval: settings.stateFileInterval, restorePaused: settings.restorePaused,
+                outputs: settings.audioOutputs.map { ($0.name, $0.enabled) },
+                player: server.context.player, library: library, logger: logger)
+            // Restored before the server listens, as MPD does, so no client sees an empty queue.
+            await keeper.restore()
+            services.append(.init(service: keeper))
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: server, successTerminationBehavior: .gracefullyShutdownGroup)],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -148,8 +148,8 @@ struct FilterParserTests {
         #expect(message(#"(Added-Since "2024-01-01")"#) == "Unknown filter type: Added-Since")
         #expect(message(#"(artist <> "x")"#) == #"Unknown filter operator: <> "x")"#)
         #expect(message(#"(artist = "x")"#) == #"Unknown filter operator: = "x")"#)
-        // The message is sanitised like every ACK: no trailing blank.
-        #expect(message(#"(artist"#) == "Unknown filter operator:")
+        // MPD keeps the blank before the (empty) rest.
+        #expect(message(#"(artist"#) == "Unknown filter operator: ")
         #expect(try expr(#"(audioformat == "44100:16:2")"#) == expr(#"(AudioFormat == "44100:16:2")"#))
         #expect(try expr("(PRIO >= 1)") == .priorityAtLeast(1))
     }

@@ -14,7 +14,8 @@ struct ResponseTests {
 
     @Test("messages are folded into one line")
     func sanitizedMessages() {
-        #expect(MPDError(.system, "  read failed:\n\tNo such file  ").message == "read failed: No such file")
+        #expect(MPDError(.system, "read failed:\n\tNo such file").message == "read failed: No such file")
+        #expect(MPDError(.argument, "Integer expected: ").message == "Integer expected: ")
         #expect(MPDError(.system, "plain").message == "plain")
     }
 

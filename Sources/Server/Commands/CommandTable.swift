@@ -24,7 +24,8 @@ public struct CommandTable: Sendable {
     public static let standard = CommandTable(
         StatusCommands.definitions + ConnectionCommands.definitions + ReflectionCommands.definitions
             + DatabaseBrowseCommands.definitions + DatabaseQueryCommands.definitions + UpdateCommands.definitions
-            + ArtworkCommands.definitions
+            + ArtworkCommands.definitions + DatabaseAddCommands.definitions + PlaybackCommands.definitions
+            + PlaybackOptionCommands.definitions + QueueEditCommands.definitions + QueueInfoCommands.definitions
     )
 
     /// The names of the commands a client with `permissions` may run.

@@ -1,31 +1,67 @@
 import Configuration
 import MediaLibrary
 import MPDProtocol
+import Playback
 
 /// Commands of MPD's "Querying MPD's status" group.
 enum StatusCommands {
     static let definitions: [CommandDefinition] = [
+        CommandDefinition("clearerror", permission: .player, arguments: .exactly(0)) { invocation in
+            invocation.player.clearError()
+            return .ok
+        },
+        CommandDefinition("currentsong", permission: .read, arguments: .exactly(0), handler: currentSong),
         CommandDefinition("idle", permission: .read, arguments: .atLeast(0), handler: idle),
         CommandDefinition("stats", permission: .read, arguments: .exactly(0), handler: stats),
         CommandDefinition("status", permission: .read, arguments: .exactly(0), handler: status),
     ]
 
-    /// `status`, in MPD's field order. Until the player exists the queue is empty and playback
-    /// stopped; what is live is the database update (`updating_db`).
+    /// `status`, in MPD's field order (`handle_status`).
     static func status(_ invocation: inout CommandInvocation) -> CommandOutcome {
-        invocation.response.append("repeat", "0")
-        invocation.response.append("random", "0")
-        invocation.response.append("single", "0")
-        invocation.response.append("consume", "0")
-        invocation.response.append("partition", invocation.session.partition)
-        invocation.response.append("playlist", "1")
-        invocation.response.append("playlistlength", "0")
-        invocation.response.append("mixrampdb", "0")
-        invocation.response.append("state", "stop")
-        invocation.response.append("lastloadedplaylist", "")
-        if let job = invocation.server.library?.updates.runningJobID {
-            invocation.response.append("updating_db", job)
+        let status = invocation.player.status
+        var response = invocation.response
+        if let volume = status.volume { response.append("volume", volume) }
+        response.append("repeat", status.repeatMode ? "1" : "0")
+        response.append("random", status.random ? "1" : "0")
+        response.append("single", status.single.rawValue)
+        response.append("consume", status.consume.rawValue)
+        response.append("partition", invocation.session.partition)
+        response.append("playlist", status.queueVersion)
+        response.append("playlistlength", status.queueLength)
+        response.append("mixrampdb", NumberFormat.shortest(Double(status.mixRampDB)))
+        response.append("state", status.state.rawValue)
+        response.append("lastloadedplaylist", status.lastLoadedPlaylist)
+        if status.crossfade > 0 { response.append("xfade", status.crossfade) }
+        if status.mixRampDelay > 0 { response.append("mixrampdelay", NumberFormat.shortest(Double(status.mixRampDelay))) }
+        if let current = status.current {
+            response.append("song", current.position)
+            response.append("songid", current.id)
         }
+        if status.state != .stop, let elapsed = status.elapsed {
+            let total = status.duration.map { Int64($0.rounded()) } ?? 0
+            response.append("time", "\(Int64(elapsed.rounded())):\(total)")
+            response.append("elapsed", NumberFormat.threeDecimals(elapsed))
+            response.append("bitrate", status.bitrate)
+            if let duration = status.duration { response.append("duration", NumberFormat.threeDecimals(duration)) }
+            if let format = status.audioFormat { response.append("audio", format) }
+        }
+        if let job = invocation.server.library?.updates.runningJobID {
+            response.append("updating_db", job)
+        }
+        if let error = status.error { response.append("error", error) }
+        if let next = status.next {
+            response.append("nextsong", next.position)
+            response.append("nextsongid", next.id)
+        }
+        invocation.response = response
+        return .ok
+    }
+
+    /// `currentsong`: the current song's block with its queue position and id (also while
+    /// stopped); nothing when there is none.
+    static func currentSong(_ invocation: inout CommandInvocation) -> CommandOutcome {
+        guard let (entry, position) = invocation.player.currentEntry else { return .ok }
+        QueueInfoCommands.write(entry, position: position, tags: invocation.visibleTags, to: &invocation.response)
         return .ok
     }
 
@@ -33,7 +69,7 @@ enum StatusCommands {
     static func stats(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         let uptime = ContinuousClock.now - invocation.server.startTime
         invocation.response.append("uptime", uptime.components.seconds)
-        invocation.response.append("playtime", "0")
+        invocation.response.append("playtime", Int64(invocation.player.playedSeconds.rounded()))
         guard let library = invocation.server.library else { return .ok }
         let figures = try await library.statistics()
         invocation.response.append("artists", figures.artists)

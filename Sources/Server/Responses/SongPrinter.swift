@@ -10,8 +10,12 @@ import Glibc
 enum SongPrinter {
     /// A song block: `file`, `Last-Modified`, `Added`, `Format`, the tags the client asked for
     /// in the stored order (MPD's per-format scan order), `Time` and `duration`.
-    static func write(_ song: Song, tags: TagMask, to response: inout ResponseBuffer) {
+    /// - Parameter range: the part of the song a queue entry plays (`Range: S.sss-E.sss`).
+    static func write(_ song: Song, tags: TagMask, range: (start: Double, end: Double?)? = nil, to response: inout ResponseBuffer) {
         response.append("file", song.uri)
+        if let range {
+            response.append("Range", threeDecimals(range.start) + "-" + (range.end.map(threeDecimals) ?? ""))
+        }
         response.append("Last-Modified", timestamp(song.lastModified))
         response.append("Added", timestamp(song.added))
         if let format = song.audioFormat { response.append("Format", format) }

@@ -1,0 +1,84 @@
+/// A song as the pipeline plays it: where its file is and which part of it plays.
+public struct PipelineTrack: Sendable, Equatable {
+    /// Identifies the track to the player (the queue entry's id).
+    public var token: Int
+    /// The absolute path of the file.
+    public var path: String
+    /// Where playback starts, in seconds.
+    public var start: Double
+    /// Where playback ends, in seconds, or `nil` for the end of the file.
+    public var end: Double?
+    /// The song's full duration, when known.
+    public var duration: Double?
+    /// The song's audio format as `status` prints it (`44100:16:2`), when known.
+    public var audioFormat: String?
+
+    /// Creates a track.
+    public init(token: Int, path: String, start: Double = 0, end: Double? = nil, duration: Double?, audioFormat: String?) {
+        self.token = token
+        self.path = path
+        self.start = start
+        self.end = end
+        self.duration = duration
+        self.audioFormat = audioFormat
+    }
+}
+
+/// What the pipeline reports to the player, always asynchronously and never while a call
+/// into the pipeline is running.
+public enum PipelineEvent: Sendable, Equatable {
+    /// The queued track took over at the end of the previous one (gapless).
+    case started(PipelineTrack)
+    /// The pipeline paused at the border into the queued track, as ``AudioPipeline/setBorderPause(_:)`` asked.
+    case borderPause
+    /// Playback ran out: the track ended and nothing was queued.
+    case finished
+    /// The current track could not be played; the pipeline stopped.
+    case failed(String)
+}
+
+/// What the pipeline is doing right now, for `status`.
+public struct PipelineStatus: Sendable, Equatable {
+    /// Whether something plays, is paused, or nothing does.
+    public var state: PlayState
+    /// The position in the current track, in seconds.
+    public var elapsed: Double
+    /// The bit rate of what is being decoded, kbit/s (0 when unknown).
+    public var bitrate: Int
+    /// The current track, when there is one.
+    public var track: PipelineTrack?
+
+    /// Creates a status.
+    public init(state: PlayState, elapsed: Double = 0, bitrate: Int = 0, track: PipelineTrack? = nil) {
+        self.state = state
+        self.elapsed = elapsed
+        self.bitrate = bitrate
+        self.track = track
+    }
+}
+
+/// The audio pipeline as the player controller sees it (DESIGN.md): it decodes and plays one
+/// track, with at most one more queued to follow gaplessly, and reports when tracks change.
+///
+/// Every call returns at once. Each ``play(_:from:paused:)`` starts a new *generation*;
+/// events carry the generation they belong to, so the controller can drop events that were
+/// already on their way when it started something else.
+public protocol AudioPipeline: AnyObject, Sendable {
+    /// Where events go; called on the pipeline's own thread.
+    func setEventHandler(_ handler: @escaping @Sendable (_ generation: UInt64, PipelineEvent) -> Void)
+    /// Starts `track` at `offset` seconds into the file, replacing what played, and returns
+    /// the new generation.
+    func play(_ track: PipelineTrack, from offset: Double, paused: Bool) -> UInt64
+    /// Sets (or with `nil` cancels) the track that follows the current one.
+    func enqueue(_ track: PipelineTrack?)
+    /// Pauses or resumes.
+    func setPaused(_ paused: Bool)
+    /// Whether to pause when the queued track takes over (single mode).
+    func setBorderPause(_ enabled: Bool)
+    /// Stops and forgets the current and queued tracks.
+    func stop()
+    /// The current state.
+    var status: PipelineStatus { get }
+    /// The seconds actually played since start, for `stats`' `playtime`.
+    var playedSeconds: Double { get }
+}

@@ -1,0 +1,160 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A pipeline that plays into nothing at real-time speed: elapsed time advances with the
+/// clock and a track ends after its duration. It is the `null` output's timing until the
+/// decoding pipeline drives the player, and it keeps the player testable without a device.
+public final class PacedNullPipeline: AudioPipeline {
+    private struct State {
+        var generation: UInt64 = 0
+        var track: PipelineTrack?
+        var next: PipelineTrack?
+        var paused = false
+        var borderPause = false
+        /// The position in the track at `since`.
+        var offset = 0.0
+        var since = ContinuousClock.now
+        var played = 0.0
+        var timer: (any DispatchSourceTimer)?
+        var handler: (@Sendable (UInt64, PipelineEvent) -> Void)?
+
+        func elapsed(at now: ContinuousClock.Instant) -> Double {
+            guard track != nil else { return 0 }
+            return paused ? offset : offset + (now - since).seconds
+        }
+    }
+
+    private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "tonearm.pipeline.null")
+
+    /// Creates an idle pipeline.
+    public init() {}
+
+    public func setEventHandler(_ handler: @escaping @Sendable (UInt64, PipelineEvent) -> Void) {
+        state.withLock { $0.handler = handler }
+    }
+
+    public func play(_ track: PipelineTrack, from offset: Double, paused: Bool) -> UInt64 {
+        let readable = FileManager.default.isReadableFile(atPath: track.path)
+        return state.withLock { state in
+            settle(&state)
+            state.generation += 1
+            state.next = nil
+            if !readable {
+                state.track = nil
+                state.timer?.cancel()
+                post(state, .failed("Failed to decode \(track.path)"))
+                return state.generation
+            }
+            state.track = track
+            state.offset = offset
+            state.since = .now
+            state.paused = paused
+            schedule(&state)
+            return state.generation
+        }
+    }
+
+    public func enqueue(_ track: PipelineTrack?) {
+        state.withLock { $0.next = track }
+    }
+
+    public func setPaused(_ paused: Bool) {
+        state.withLock { state in
+            guard state.track != nil, state.paused != paused else { return }
+            settle(&state)
+            state.paused = paused
+            schedule(&state)
+        }
+    }
+
+    public func setBorderPause(_ enabled: Bool) {
+        state.withLock { $0.borderPause = enabled }
+    }
+
+    public func stop() {
+        state.withLock { state in
+            settle(&state)
+            state.generation += 1
+            state.track = nil
+            state.next = nil
+            state.timer?.cancel()
+            state.timer = nil
+        }
+    }
+
+    public var status: PipelineStatus {
+        state.withLock { state in
+            guard let track = state.track else { return PipelineStatus(state: .stop) }
+            return PipelineStatus(state: state.paused ? .pause : .play, elapsed: state.elapsed(at: .now), track: track)
+        }
+    }
+
+    public var playedSeconds: Double {
+        state.withLock { state in
+            state.played + (state.track != nil && !state.paused ? (ContinuousClock.now - state.since).seconds : 0)
+        }
+    }
+
+    /// Folds the time played since `since` into `offset` and `played`.
+    private func settle(_ state: inout State) {
+        let now = ContinuousClock.now
+        if state.track != nil && !state.paused {
+            let delta = (now - state.since).seconds
+            state.offset += delta
+            state.played += delta
+        }
+        state.since = now
+    }
+
+    /// Arms the timer for the end of the current track (none while paused or for a track of
+    /// unknown length).
+    private func schedule(_ state: inout State) {
+        state.timer?.cancel()
+        state.timer = nil
+        guard let track = state.track, !state.paused, let end = track.end ?? track.duration else { return }
+        let remaining = max(0, end - state.elapsed(at: .now))
+        let generation = state.generation
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + remaining, leeway: .milliseconds(1))
+        timer.setEventHandler { [weak self] in self?.trackEnded(generation: generation) }
+        state.timer = timer
+        timer.resume()
+    }
+
+    private func trackEnded(generation: UInt64) {
+        state.withLock { state in
+            guard state.generation == generation, state.track != nil else { return }
+            settle(&state)
+            guard let next = state.next else {
+                state.track = nil
+                state.timer = nil
+                post(state, .finished)
+                return
+            }
+            state.track = next
+            state.next = nil
+            state.offset = next.start
+            state.paused = state.borderPause
+            post(state, .started(next))
+            if state.paused { post(state, .borderPause) }
+            schedule(&state)
+        }
+    }
+
+    /// Delivers an event on the pipeline's queue, after the lock is released.
+    private func post(_ state: State, _ event: PipelineEvent) {
+        guard let handler = state.handler else { return }
+        let generation = state.generation
+        queue.async { handler(generation, event) }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a floating-point number.
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,284 @@
+public import MPDProtocol
+public import MediaLibrary
+import Synchronization
+
+/// One partition's player: the queue, the now-playing song, the playback modes and the
+/// volume (the Media Player framework's music player, MPD's `playlist` + `PlayerControl`).
+///
+/// Every change runs under one lock, in the order callers arrive; idle events the change
+/// raises are delivered after the lock is released. The audio pipeline is driven through
+/// ``AudioPipeline`` and reports back asynchronously.
+public final class PlayerController: Sendable {
+    /// The partition's name (`default` for the first).
+    public let partition: String
+    private let core: Mutex<PlayerCore>
+    private let pipeline: any AudioPipeline
+    private let notify: @Sendable (IdleSubsystems) -> Void
+
+    /// Creates a stopped player with an empty queue.
+    /// - Parameters:
+    ///   - maximumLength: `max_playlist_length`.
+    ///   - hasMixer: whether an output has a (software) mixer, so that volume is available.
+    ///   - path: maps a song URI to its file.
+    ///   - notify: receives the idle events of every change.
+    public init(
+        partition: String = "default",
+        maximumLength: Int,
+        pipeline: any AudioPipeline,
+        hasMixer: Bool,
+        seed: UInt64? = nil,
+        path: @escaping @Sendable (String) -> String,
+        notify: @escaping @Sendable (IdleSubsystems) -> Void
+    ) {
+        self.partition = partition
+        self.pipeline = pipeline
+        self.notify = notify
+        core = Mutex(PlayerCore(queue: Queue(maximumLength: maximumLength, seed: seed), pipeline: pipeline,
+                                volume: hasMixer ? 100 : nil, path: path))
+        pipeline.setEventHandler { [weak self] generation, event in
+            self?.update { core in core.handle(event, generation: generation) }
+        }
+    }
+
+    /// Runs a change under the lock and then announces what it raised.
+    @discardableResult
+    func change<T>(_ body: (inout PlayerCore) throws -> T) throws(MPDError) -> T {
+        var raised: IdleSubsystems = []
+        let result: Result<T, MPDError> = core.withLock { core in
+            defer {
+                raised = core.events
+                core.events = []
+            }
+            do {
+                return .success(try body(&core))
+            } catch let error as MPDError {
+                return .failure(error)
+            } catch {
+                return .failure(MPDError(.unknown, "\(error)"))
+            }
+        }
+        if !raised.isEmpty { notify(raised) }
+        return try result.get()
+    }
+
+    /// A change that cannot fail.
+    func update(_ body: (inout PlayerCore) -> Void) {
+        try? change(body)
+    }
+
+    private func read<T>(_ body: (borrowing PlayerCore) -> T) -> T { core.withLock { body($0) } }
+
+    // MARK: Reading
+
+    /// The queue as it is now (a copy that later changes do not touch).
+    public var queue: Queue { read { $0.queue } }
+
+    /// Everything `status` prints, read at one instant.
+    public var status: PlayerStatus {
+        read { core in
+            let pipelineStatus = core.pipeline.status
+            let state = core.state
+            var status = PlayerStatus(
+                volume: core.volume, repeatMode: core.queue.repeatMode, random: core.queue.random,
+                single: core.queue.single, consume: core.queue.consume, queueVersion: core.queue.version,
+                queueLength: core.queue.count, mixRampDB: core.mixRampDB, state: state,
+                lastLoadedPlaylist: core.lastLoadedPlaylist, crossfade: core.crossfade, mixRampDelay: core.mixRampDelay,
+                error: core.error)
+            if let index = core.current {
+                let entry = core.queue.entry(atOrder: index)
+                status.current = (core.queue.position(atOrder: index), entry.id)
+                if state != .stop {
+                    let track = pipelineStatus.track
+                    status.elapsed = max(0, pipelineStatus.elapsed - (track?.start ?? entry.startTime))
+                    status.duration = entry.playedDuration
+                    status.bitrate = pipelineStatus.bitrate
+                    status.audioFormat = entry.song.audioFormat
+                }
+            }
+            if let next = core.nextPosition { status.next = (next, core.queue.entries[next].id) }
+            return status
+        }
+    }
+
+    /// The current song's queue entry and position, if there is one (also while stopped).
+    public var currentEntry: (entry: QueueEntry, position: Int)? {
+        read { core in
+            guard let index = core.current else { return nil }
+            let position = core.queue.position(atOrder: index)
+            return (core.queue.entries[position], position)
+        }
+    }
+
+    /// The replay gain mode (`replay_gain_status`).
+    public var replayGainMode: String { read { $0.replayGainMode } }
+    /// The volume, or `nil` without a mixer.
+    public var volume: Int? { read { $0.volume } }
+    /// Seconds of music played since start, for `stats`.
+    public var playedSeconds: Double { pipeline.playedSeconds }
+
+    // MARK: Playback control
+
+    /// `play [POS]`.
+    public func play(position: Int?) throws(MPDError) { try change { try $0.play(position: position) } }
+    /// `playid [ID]`.
+    public func play(id: Int?) throws(MPDError) { try change { try $0.play(id: id) } }
+    /// `pause [0|1]`; `nil` toggles.
+    public func pause(_ paused: Bool?) { update { $0.setPaused(paused) } }
+    /// `stop`.
+    public func stop() { update { $0.stop() } }
+    /// `next`.
+    public func next() throws(MPDError) { try change { try $0.next() } }
+    /// `previous`.
+    public func previous() throws(MPDError) { try change { try $0.previous() } }
+    /// `seek POS TIME`.
+    public func seek(position: Int, to time: Double) throws(MPDError) { try change { try $0.seek(position: position, to: time) } }
+    /// `seekid ID TIME`.
+    public func seek(id: Int, to time: Double) throws(MPDError) { try change { try $0.seek(id: id, to: time) } }
+    /// `seekcur [+-]TIME`.
+    public func seekCurrent(_ time: Double, relative: Bool) throws(MPDError) {
+        try change { try $0.seekCurrent(time, relative: relative) }
+    }
+    /// `clearerror`.
+    public func clearError() { update { $0.error = nil } }
+
+    // MARK: Options
+
+    /// `random 0|1`.
+    public func setRandom(_ on: Bool) { update { $0.setRandom(on) } }
+    /// `repeat 0|1`.
+    public func setRepeat(_ on: Bool) { update { $0.setRepeat(on) } }
+    /// `single 0|1|oneshot`.
+    public func setSingle(_ mode: SingleMode) { update { $0.setSingle(mode) } }
+    /// `consume 0|1|oneshot`.
+    public func setConsume(_ mode: ConsumeMode) { update { $0.setConsume(mode) } }
+    /// `crossfade SECONDS`: always announced, as MPD does.
+    public func setCrossfade(_ seconds: Int) {
+        update { core in
+            core.crossfade = seconds
+            core.events.insert(.options)
+        }
+    }
+    /// `mixrampdb DB`.
+    public func setMixRampDB(_ value: Float) {
+        update { core in
+            core.mixRampDB = value
+            core.events.insert(.options)
+        }
+    }
+    /// `mixrampdelay SECONDS`.
+    public func setMixRampDelay(_ value: Float) {
+        update { core in
+            core.mixRampDelay = value
+            core.events.insert(.options)
+        }
+    }
+    /// `replay_gain_mode MODE`.
+    public func setReplayGainMode(_ mode: String) {
+        update { core in
+            core.replayGainMode = mode
+            core.events.insert(.options)
+        }
+    }
+    /// `setvol` / `volume`: sets the volume (clamped to 0…100).
+    /// - Parameters:
+    ///   - alwaysAnnounce: raise `mixer` even when the level stays (`setvol` does, `volume`
+    ///     does not).
+    /// - Throws: `No mixer` when no output has one, with the code the command uses.
+    public func setVolume(_ transform: @Sendable (Int) -> Int, alwaysAnnounce: Bool = false, noMixer code: AckCode) throws(MPDError) {
+        try change { core in
+            guard let volume = core.volume else { throw MPDError(code, "No mixer") }
+            let value = min(100, max(0, transform(volume)))
+            guard value != volume || alwaysAnnounce else { return }
+            core.volume = value
+            core.events.insert(.mixer)
+        }
+    }
+
+    // MARK: Queue editing
+
+    /// Appends songs, then moves them to `position` if given; returns their ids.
+    /// - Parameter bulk: one queue change for all (`add DIR`), or one per song (`findadd`).
+    @discardableResult
+    public func add(_ songs: [Song], at position: Int? = nil, bulk: Bool = true) throws(MPDError) -> [Int] {
+        try change { try $0.append(songs, at: position, bulk: bulk) }
+    }
+    /// `clear`.
+    public func clear() { update { $0.clear() } }
+    /// `delete POS|START:END`.
+    public func delete(range: RangeArgument) throws(MPDError) {
+        try change { try $0.delete(range: range) }
+    }
+    /// `deleteid ID`.
+    public func delete(id: Int) throws(MPDError) { try change { try $0.delete(id: id) } }
+    /// `move START:END TO`.
+    public func move(_ range: Range<Int>, to destination: Int) throws(MPDError) {
+        try change { try $0.move(range, to: destination) }
+    }
+    /// `swap POS1 POS2`.
+    public func swap(_ first: Int, _ second: Int) throws(MPDError) { try change { try $0.swap(first, second) } }
+    /// `swapid ID1 ID2`.
+    public func swap(id first: Int, id second: Int) throws(MPDError) { try change { try $0.swap(id: first, id: second) } }
+    /// `shuffle [START:END]`.
+    public func shuffle(_ range: RangeArgument) throws(MPDError) { try change { try $0.shuffle(range) } }
+    /// `prio PRIORITY START:END...`.
+    public func setPriority(_ priority: UInt8, ranges: [RangeArgument]) throws(MPDError) {
+        try change { core in
+            for range in ranges { try core.setPriority(priority, range: range) }
+        }
+    }
+    /// `prioid PRIORITY ID...`.
+    public func setPriority(_ priority: UInt8, ids: [Int]) throws(MPDError) {
+        try change { core in
+            for id in ids { try core.setPriority(priority, id: id) }
+        }
+    }
+    /// `rangeid ID START:END`.
+    public func setRange(id: Int, start: Double, end: Double?) throws(MPDError) {
+        try change { try $0.setRange(id: id, start: start, end: end) }
+    }
+
+    /// Runs several changes as one unit (restoring the state file, tests).
+    func withCore<T>(_ body: (inout PlayerCore) throws -> T) throws(MPDError) -> T { try change(body) }
+}
+
+/// The fields of `status` that come from the player, read at one instant.
+public struct PlayerStatus: Sendable {
+    /// The volume, or `nil` without a mixer.
+    public var volume: Int?
+    /// `repeat`.
+    public var repeatMode: Bool
+    /// `random`.
+    public var random: Bool
+    /// `single`.
+    public var single: SingleMode
+    /// `consume`.
+    public var consume: ConsumeMode
+    /// `playlist`: the queue version.
+    public var queueVersion: UInt32
+    /// `playlistlength`.
+    public var queueLength: Int
+    /// `mixrampdb`.
+    public var mixRampDB: Float
+    /// `state`.
+    public var state: PlayState
+    /// `lastloadedplaylist`.
+    public var lastLoadedPlaylist: String
+    /// `xfade`, printed when above 0.
+    public var crossfade: Int
+    /// `mixrampdelay`, printed when above 0.
+    public var mixRampDelay: Float
+    /// `error`.
+    public var error: String?
+    /// `song` and `songid`.
+    public var current: (position: Int, id: Int)?
+    /// `elapsed`, while not stopped.
+    public var elapsed: Double?
+    /// `duration`, while not stopped and known.
+    public var duration: Double?
+    /// `bitrate`, while not stopped.
+    public var bitrate: Int = 0
+    /// `audio`, while not stopped and known.
+    public var audioFormat: String?
+    /// `nextsong` and `nextsongid`.
+    public var next: (position: Int, id: Int)?
+}

@@ -1,0 +1,257 @@
+import MPDProtocol
+import MediaLibrary
+
+/// Queue edits that keep the current and queued songs right (MPD's `PlaylistEdit.cxx`).
+extension PlayerCore {
+    /// Appends a song; in random mode it is shuffled into the part not played yet.
+    /// - Throws: `Playlist is too large` when the queue is full.
+    mutating func append(_ song: Song) throws(MPDError) -> Int {
+        guard !queue.isFull else { throw MPDError(.playlistMax, "Playlist is too large") }
+        let previous = queuedSongID
+        let id = queue.append(song)
+        if queue.random {
+            let start = (queued ?? current ?? -1) + 1
+            if start < queue.count { queue.shuffleOrderLastWithPriority(start..<queue.count) }
+        }
+        updateQueuedSong(previous: previous)
+        modified()
+        return id
+    }
+
+    /// Appends songs, then moves them to `position` if given.
+    /// - Parameter bulk: count them as one change (MPD's bulk edit, as `add DIR` does) rather
+    ///   than one per song (as `findadd` does).
+    /// - Returns: the new entries' ids.
+    mutating func append(_ songs: [Song], at position: Int? = nil, bulk: Bool = true) throws(MPDError) -> [Int] {
+        if bulk { beginBulk() }
+        defer { if bulk { commitBulk() } }
+        let start = queue.count
+        var ids: [Int] = []
+        for song in songs { ids.append(try append(song)) }
+        if let position, !ids.isEmpty { try move(start..<queue.count, to: position) }
+        return ids
+    }
+
+    /// Empties the queue and stops.
+    mutating func clear() {
+        stop()
+        queue.removeAll()
+        current = nil
+        lastLoadedPlaylist = ""
+        modified()
+    }
+
+    /// Removes the entry at `position`; removing the playing song goes on with the next one.
+    private mutating func deleteInternal(_ position: Int, previous: inout Int?) {
+        let index = queue.orderIndex(ofPosition: position)
+        if playing && current == index {
+            let paused = pipeline.status.state == .pause
+            current = queue.nextOrder(after: index)
+            if current == index { current = nil }
+            if let next = current, !paused {
+                // Play on with the song after the deleted one (indices shift after the removal).
+                playOrder(next)
+            } else {
+                pipeline.stop()
+                playing = false
+                events.insert(.player)
+            }
+            previous = nil
+        } else if current == index {
+            current = nil
+        }
+        queue.remove(position: position)
+        if let now = current, now > index { current = now - 1 }
+        if let later = queued, later > index { queued = later - 1 }
+    }
+
+    /// Removes the song at play-order `index` (consume).
+    mutating func deleteOrder(_ index: Int) {
+        try? delete(position: queue.position(atOrder: index))
+    }
+
+    /// `delete POS`.
+    mutating func delete(position: Int) throws(MPDError) {
+        guard position >= 0 && position < queue.count else { throw MPDError(.argument, "Bad song index") }
+        var previous = queuedSongID
+        deleteInternal(position, previous: &previous)
+        updateQueuedSong(previous: previous)
+        modified()
+    }
+
+    /// `delete START:END`.
+    mutating func delete(range: RangeArgument) throws(MPDError) {
+        let positions = try clip(range)
+        guard !positions.isEmpty else { return }
+        var previous = queuedSongID
+        for position in positions.reversed() { deleteInternal(position, previous: &previous) }
+        updateQueuedSong(previous: previous)
+        modified()
+    }
+
+    /// `deleteid ID`.
+    mutating func delete(id: Int) throws(MPDError) {
+        guard let position = queue.position(ofID: id) else { throw MPDError(.noExist, "No such song") }
+        try delete(position: position)
+    }
+
+    /// A range checked against the queue: an open end means the end of the queue.
+    func clip(_ range: RangeArgument) throws(MPDError) -> Range<Int> {
+        let end = range.upperBound(clippedTo: queue.count)
+        guard range.start <= queue.count, range.start <= end else { throw MPDError(.argument, "Bad song index") }
+        return range.start..<end
+    }
+
+    /// `move`: moves `range` so that its first song lands at `destination`.
+    mutating func move(_ range: Range<Int>, to destination: Int) throws(MPDError) {
+        guard !range.isEmpty, range.upperBound <= queue.count, destination <= queue.count - range.count else {
+            throw MPDError(.argument, "Bad song index")
+        }
+        guard range.lowerBound != destination else { return }
+        let previous = queuedSongID
+        queue.moveRange(range, to: destination)
+        if !queue.random, let now = current {
+            if range.contains(now) {
+                current = now + destination - range.lowerBound
+            } else if now >= range.upperBound && now <= destination {
+                current = now - range.count
+            } else if now >= destination && now < range.lowerBound {
+                current = now + range.count
+            }
+        }
+        updateQueuedSong(previous: previous)
+        modified()
+    }
+
+    /// `swap POS1 POS2`.
+    mutating func swap(_ first: Int, _ second: Int) throws(MPDError) {
+        guard (0..<queue.count).contains(first), (0..<queue.count).contains(second) else {
+            throw MPDError(.argument, "Bad song index")
+        }
+        let previous = queuedSongID
+        queue.swapPositions(first, second)
+        if queue.random {
+            queue.swapOrders(queue.orderIndex(ofPosition: first), queue.orderIndex(ofPosition: second))
+        } else if let now = current {
+            if now == first { current = second } else if now == second { current = first }
+        }
+        updateQueuedSong(previous: previous)
+        modified()
+    }
+
+    /// `swapid ID1 ID2`.
+    mutating func swap(id first: Int, id second: Int) throws(MPDError) {
+        guard let a = queue.position(ofID: first), let b = queue.position(ofID: second) else {
+            throw MPDError(.noExist, "No such song")
+        }
+        try swap(a, b)
+    }
+
+    /// `shuffle [START:END]`: shuffles the entries; the playing song moves to the front first.
+    mutating func shuffle(_ range: RangeArgument) throws(MPDError) {
+        var positions = try clip(range)
+        guard positions.count >= 2 else { return }
+        let previous = queuedSongID
+        if playing, let position = currentPosition {
+            if positions.contains(position) {
+                queue.swapPositions(positions.lowerBound, position)
+                current = queue.random ? queue.orderIndex(ofPosition: positions.lowerBound) : positions.lowerBound
+                positions = (positions.lowerBound + 1)..<positions.upperBound
+            }
+        } else {
+            current = nil
+        }
+        queue.shufflePositions(positions)
+        updateQueuedSong(previous: previous)
+        modified()
+    }
+
+    /// `prio PRIORITY START:END`.
+    mutating func setPriority(_ priority: UInt8, range: RangeArgument) throws(MPDError) {
+        let positions = try clip(range)
+        guard !positions.isEmpty else { return }
+        let position = currentPosition
+        let previous = queuedSongID
+        queue.setPriority(positions: positions, priority, after: current)
+        if let position { current = queue.orderIndex(ofPosition: position) }
+        updateQueuedSong(previous: previous)
+        modified()
+    }
+
+    /// `prioid PRIORITY ID`.
+    mutating func setPriority(_ priority: UInt8, id: Int) throws(MPDError) {
+        guard let position = queue.position(ofID: id) else { throw MPDError(.noExist, "No such song") }
+        try setPriority(priority, range: RangeArgument(start: position, end: position + 1))
+    }
+
+    /// `rangeid ID START:END`: the part of the song that plays; not for the playing song.
+    mutating func setRange(id: Int, start: Double, end: Double?) throws(MPDError) {
+        guard let position = queue.position(ofID: id) else { throw MPDError(.noExist, "No such song") }
+        var requeue = false
+        if playing {
+            if position == currentPosition { throw MPDError(.permission, "Cannot edit the current song") }
+            if let queued, queue.position(atOrder: queued) == position {
+                pipeline.enqueue(nil)
+                self.queued = nil
+                requeue = true
+            }
+        }
+        var end = end
+        if let duration = queue.entries[position].song.duration {
+            guard start <= duration else { throw MPDError(.argument, "Invalid start offset") }
+            if let value = end, value >= duration { end = nil }
+        }
+        queue.setRange(position: position, start: start, end: end)
+        if requeue { updateQueuedSong(previous: nil) }
+        modified()
+    }
+
+    // MARK: Options
+
+    /// `random`: shuffles the order, keeping the playing song first; off restores it.
+    mutating func setRandom(_ on: Bool) {
+        guard on != queue.random else { return }
+        let previous = queuedSongID
+        queue.random = on
+        if on {
+            let position = playing ? currentPosition : nil
+            queue.shuffleOrder()
+            if let position {
+                current = queue.moveOrder(from: queue.orderIndex(ofPosition: position), to: 0)
+            } else {
+                current = nil
+            }
+        } else {
+            if let now = current { current = queue.position(atOrder: now) }
+            queue.restoreOrder()
+        }
+        updateQueuedSong(previous: previous)
+        events.insert(.options)
+    }
+
+    /// `repeat`.
+    mutating func setRepeat(_ on: Bool) {
+        guard on != queue.repeatMode else { return }
+        queue.repeatMode = on
+        pipeline.setBorderPause(queue.single != .off && !on)
+        updateQueuedSong(previous: queuedSongID)
+        events.insert(.options)
+    }
+
+    /// `single`.
+    mutating func setSingle(_ mode: SingleMode) {
+        guard mode != queue.single else { return }
+        queue.single = mode
+        pipeline.setBorderPause(mode != .off && !queue.repeatMode)
+        updateQueuedSong(previous: queuedSongID)
+        events.insert(.options)
+    }
+
+    /// `consume`.
+    mutating func setConsume(_ mode: ConsumeMode) {
+        guard mode != queue.consume else { return }
+        queue.consume = mode
+        updateQueuedSong(previous: queuedSongID)
+        events.insert(.options)
+    }
+}

@@ -1,0 +1,91 @@
+public import MediaLibrary
+
+extension PlayerController {
+    /// What the state file should hold now.
+    public func savedState() -> SavedPlayerState {
+        let status = self.status
+        return withCoreUnchecked { core in
+            var saved = SavedPlayerState()
+            saved.softwareVolume = core.volume ?? 100
+            saved.state = status.state
+            saved.current = status.current?.position
+            saved.elapsed = status.elapsed ?? 0
+            saved.random = core.queue.random
+            saved.repeatMode = core.queue.repeatMode
+            saved.single = core.queue.single
+            saved.consume = core.queue.consume
+            saved.crossfade = core.crossfade
+            saved.mixRampDB = core.mixRampDB
+            saved.mixRampDelay = core.mixRampDelay
+            saved.lastLoadedPlaylist = core.lastLoadedPlaylist
+            saved.entries = core.queue.entries.map { entry in
+                let ranged = entry.startTime > 0 || entry.endTime != nil
+                return SavedPlayerState.Entry(uri: entry.song.uri, priority: entry.priority,
+                                              range: ranged ? (entry.startTime, entry.endTime) : nil)
+            }
+            return saved
+        }
+    }
+
+    /// A value that changes whenever something the state file keeps changes (MPD's
+    /// `StateFile::CheckModified` hash): compared between periodic writes.
+    public func stateFingerprint() -> [Int] {
+        let status = self.status
+        return [Int(status.queueVersion), status.current?.position ?? -1, Int(status.elapsed ?? -1),
+                status.random ? 1 : 0, status.repeatMode ? 1 : 0, status.single.hashValue, status.consume.hashValue,
+                status.crossfade, status.volume ?? -1, status.state.hashValue, Int(status.mixRampDB * 1000),
+                Int(status.mixRampDelay * 1000), status.lastLoadedPlaylist.hashValue]
+    }
+
+    /// Restores a saved state (MPD's `playlist_state_restore`).
+    /// - Parameters:
+    ///   - songs: the saved entries looked up in the database, `nil` where a song is gone
+    ///     (those are skipped, as MPD skips them).
+    ///   - restorePaused: start paused where the file says playing (`restore_paused`).
+    public func restore(_ saved: SavedPlayerState, songs: [Song?], restorePaused: Bool) {
+        update { core in
+            if core.volume != nil { core.volume = saved.softwareVolume }
+            core.queue.repeatMode = saved.repeatMode
+            core.queue.single = saved.single
+            core.queue.consume = saved.consume
+            core.pipeline.setBorderPause(saved.single != .off && !saved.repeatMode)
+            core.crossfade = saved.crossfade
+            core.mixRampDB = saved.mixRampDB
+            core.mixRampDelay = saved.mixRampDelay
+            core.lastLoadedPlaylist = saved.lastLoadedPlaylist
+            // As in MPD, `current` then counts in the queue as restored: songs that are gone
+            // leave no gap.
+            let current = saved.current
+            for (entry, song) in zip(saved.entries, songs) {
+                guard let song, !core.queue.isFull else { continue }
+                let id = core.queue.append(song, priority: entry.priority)
+                if let range = entry.range, let position = core.queue.position(ofID: id) {
+                    core.queue.setRange(position: position, start: range.start, end: range.end)
+                }
+            }
+            core.events = []
+            if saved.random { core.setRandom(true) }
+            guard !core.queue.isEmpty else {
+                core.queue.incrementVersion()
+                return
+            }
+            var position = current ?? 0
+            if position >= core.queue.count { position = 0 }
+            var state = saved.state
+            if state == .play && restorePaused { state = .pause }
+            if state != .stop {
+                try? core.seek(position: position, to: saved.elapsed)
+                if state == .pause { core.setPaused(true) }
+            } else if saved.current != nil {
+                core.current = core.queue.orderIndex(ofPosition: position)
+            }
+            core.queue.incrementVersion()
+            core.events = []
+        }
+    }
+
+    private func withCoreUnchecked<T>(_ body: (inout PlayerCore) -> T) -> T {
+        // A read that needs the whole core; it raises no events.
+        (try? withCore { core in body(&core) })!
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+/// Reads and writes MPD's state file (`state_file`), so that a user moving from MPD keeps the
+/// queue and the position, and a restart of Tonearm does too.
+///
+/// Writing goes to a temporary file beside the target that is flushed and renamed into
+/// place, so a crash at any moment leaves either the old file or the new one, never half of
+/// one.
+public enum StateFile {
+    /// The file's text for `state`, in MPD's order.
+    public static func render(_ state: SavedPlayerState) -> String {
+        var lines: [String] = ["sw_volume: \(state.softwareVolume)"]
+        for output in state.outputs { lines.append("audio_device_state:\(output.enabled ? 1 : 0):\(output.name)") }
+        lines.append("state: \(state.state.rawValue)")
+        if let current = state.current { lines.append("current: \(current)") }
+        if state.state != .stop { lines.append("time: \(shortest(state.elapsed))") }
+        lines.append("random: \(state.random ? 1 : 0)")
+        lines.append("repeat: \(state.repeatMode ? 1 : 0)")
+        lines.append("single: \(state.single.rawValue)")
+        lines.append("consume: \(state.consume.rawValue)")
+        lines.append("crossfade: \(state.crossfade)")
+        lines.append("mixrampdb: \(shortest(Double(state.mixRampDB)))")
+        lines.append("mixrampdelay: \(shortest(Double(state.mixRampDelay)))")
+        lines.append("lastloadedplaylist: \(state.lastLoadedPlaylist)")
+        lines.append("playlist_begin")
+        for (position, entry) in state.entries.enumerated() {
+            if entry.priority != 0 { lines.append("Prio: \(entry.priority)") }
+            if let range = entry.range {
+                lines.append("song_begin: \(entry.uri)")
+                let start = Int((range.start * 1000).rounded())
+                lines.append("Range: \(start)-" + (range.end.map { String(Int(($0 * 1000).rounded())) } ?? ""))
+                lines.append("song_end")
+            } else {
+                lines.append("\(position):\(entry.uri)")
+            }
+        }
+        lines.append("playlist_end")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Parses a state file written by Tonearm or MPD. Lines it does not know are skipped, as
+    /// MPD skips them, so a newer or older file still restores what it can.
+    public static func parse(_ text: String) -> SavedPlayerState {
+        var state = SavedPlayerState()
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).makeIterator()
+        var priority: UInt8 = 0
+        while let raw = lines.next() {
+            let line = String(raw)
+            if line == "playlist_begin" {
+                while let raw = lines.next() {
+                    let line = String(raw)
+                    if line == "playlist_end" { break }
+                    if let value = value(line, "Prio") {
+                        priority = UInt8(clamping: Int(value) ?? 0)
+                    } else if let uri = value(line, "song_begin") {
+                        var entry = SavedPlayerState.Entry(uri: uri, priority: priority)
+                        while let raw = lines.next(), raw != "song_end" {
+                            if let range = value(String(raw), "Range") { entry.range = parseRange(range) }
+                        }
+                        state.entries.append(entry)
+                        priority = 0
+                    } else if let colon = line.firstIndex(of: ":"), Int(line[..<colon]) != nil {
+                        state.entries.append(SavedPlayerState.Entry(uri: String(line[line.index(after: colon)...]), priority: priority))
+                        priority = 0
+                    }
+                }
+                continue
+            }
+            if line.hasPrefix("audio_device_state:") {
+                let parts = line.dropFirst("audio_device_state:".count).split(separator: ":", maxSplits: 1)
+                if parts.count == 2 { state.outputs.append((String(parts[1]), parts[0] != "0")) }
+                continue
+            }
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let key = line[..<colon]
+            let value = line[line.index(after: colon)...].drop { $0 == " " }
+            switch key {
+            case "sw_volume": if let volume = Int(value), (0...100).contains(volume) { state.softwareVolume = volume }
+            case "state": state.state = PlayState(rawValue: String(value)) ?? .stop
+            case "current": state.current = Int(value).flatMap { $0 >= 0 ? $0 : nil }
+            case "time": state.elapsed = max(0, Double(value) ?? 0)
+            case "random": state.random = value == "1"
+            case "repeat": state.repeatMode = value == "1"
+            case "single": state.single = SingleMode(protocolValue: String(value)) ?? .off
+            case "consume": state.consume = ConsumeMode(protocolValue: String(value)) ?? .off
+            case "crossfade": state.crossfade = max(0, Int(Double(value) ?? 0))
+            case "mixrampdb": state.mixRampDB = Float(value) ?? 0
+            // Old files say `nan` for "off": only numbers count.
+            case "mixrampdelay": if let first = value.first, first.isNumber || first == "-" { state.mixRampDelay = Float(value) ?? -1 }
+            case "lastloadedplaylist": state.lastLoadedPlaylist = String(value)
+            default: break
+            }
+        }
+        return state
+    }
+
+    /// Writes `state` to `path` atomically.
+    public static func write(_ state: SavedPlayerState, to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
+        let data = Data(render(state).utf8)
+        _ = FileManager.default.createFile(atPath: temporary.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: temporary)
+        do {
+            try handle.write(contentsOf: data)
+            try handle.synchronize()
+            try handle.close()
+        } catch {
+            try? handle.close()
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+        guard rename(temporary.path, url.path) == 0 else {
+            let code = errno
+            try? FileManager.default.removeItem(at: temporary)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+    }
+
+    /// Reads and parses the file at `path`; `nil` when it cannot be read.
+    public static func read(from path: String) -> SavedPlayerState? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return parse(String(decoding: data, as: UTF8.self))
+    }
+
+    private static func value(_ line: String, _ key: String) -> String? {
+        guard line.hasPrefix(key + ": ") else { return nil }
+        return String(line.dropFirst(key.count + 2))
+    }
+
+    /// `START-END` in milliseconds, END optional.
+    private static func parseRange(_ text: String) -> (start: Double, end: Double?)? {
+        let parts = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let start = Int(parts[0]) else { return nil }
+        return (Double(start) / 1000, Int(parts[1]).map { Double($0) / 1000 })
+    }
+
+    /// A number in its shortest form, as MPD's `{}` format prints it (`0`, `-17.5`, `83.123`).
+    static func shortest(_ value: Double) -> String {
+        if value.isNaN { return "nan" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return String(value)
+    }
+}

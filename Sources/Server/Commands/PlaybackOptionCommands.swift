@@ -1,0 +1,69 @@
+import Configuration
+import MPDProtocol
+import Playback
+
+/// Commands of MPD's "Playback options" group: modes, crossfade, replay gain and volume.
+enum PlaybackOptionCommands {
+    static let definitions: [CommandDefinition] = [
+        CommandDefinition("consume", permission: .player, arguments: .exactly(1)) { invocation in
+            guard let mode = ConsumeMode(protocolValue: invocation.arguments[0]) else {
+                throw MPDError(.argument, "Unrecognized consume mode, expected 0, 1, or oneshot")
+            }
+            invocation.player.setConsume(mode)
+            return .ok
+        },
+        CommandDefinition("crossfade", permission: .player, arguments: .exactly(1)) { invocation in
+            invocation.player.setCrossfade(Int(try Arguments.unsigned(invocation.arguments[0])))
+            return .ok
+        },
+        CommandDefinition("getvol", permission: .read, arguments: .exactly(0)) { invocation in
+            if let volume = invocation.player.volume { invocation.response.append("volume", volume) }
+            return .ok
+        },
+        CommandDefinition("mixrampdb", permission: .player, arguments: .exactly(1)) { invocation in
+            invocation.player.setMixRampDB(try Arguments.float(invocation.arguments[0]))
+            return .ok
+        },
+        CommandDefinition("mixrampdelay", permission: .player, arguments: .exactly(1)) { invocation in
+            invocation.player.setMixRampDelay(try Arguments.float(invocation.arguments[0]))
+            return .ok
+        },
+        CommandDefinition("random", permission: .player, arguments: .exactly(1)) { invocation in
+            invocation.player.setRandom(try Arguments.boolean(invocation.arguments[0]))
+            return .ok
+        },
+        CommandDefinition("repeat", permission: .player, arguments: .exactly(1)) { invocation in
+            invocation.player.setRepeat(try Arguments.boolean(invocation.arguments[0]))
+            return .ok
+        },
+        CommandDefinition("replay_gain_mode", permission: .player, arguments: .exactly(1)) { invocation in
+            guard let mode = ReplayGainMode(rawValue: invocation.arguments[0]) else {
+                throw MPDError(.argument, "Unrecognized replay gain mode")
+            }
+            invocation.player.setReplayGainMode(mode.rawValue)
+            return .ok
+        },
+        CommandDefinition("replay_gain_status", permission: .read, arguments: .exactly(0)) { invocation in
+            invocation.response.append("replay_gain_mode", invocation.player.replayGainMode)
+            return .ok
+        },
+        CommandDefinition("setvol", permission: .player, arguments: .exactly(1)) { invocation in
+            let level = Int(try Arguments.unsigned(invocation.arguments[0], maximum: 100))
+            // MPD's setvol fails with a generic error (ACK 5) where `volume` says ACK 52.
+            try invocation.player.setVolume({ _ in level }, alwaysAnnounce: true, noMixer: .unknown)
+            return .ok
+        },
+        CommandDefinition("single", permission: .player, arguments: .exactly(1)) { invocation in
+            guard let mode = SingleMode(protocolValue: invocation.arguments[0]) else {
+                throw MPDError(.argument, "Unrecognized single mode, expected 0, 1, or oneshot")
+            }
+            invocation.player.setSingle(mode)
+            return .ok
+        },
+        CommandDefinition("volume", permission: .player, arguments: .exactly(1)) { invocation in
+            let change = try Arguments.integer(invocation.arguments[0], in: -100...100)
+            try invocation.player.setVolume({ $0 + change }, noMixer: .system)
+            return .ok
+        },
+    ]
+}

@@ -1,0 +1,234 @@
+import Configuration
+import MediaLibrary
+import MPDProtocol
+import Playback
+
+/// The editing commands of MPD's "The Queue" group.
+enum QueueEditCommands {
+    static let definitions: [CommandDefinition] = [
+        CommandDefinition("add", permission: .add, arguments: .between(1, 2), handler: add),
+        CommandDefinition("addid", permission: .add, arguments: .between(1, 2), handler: addID),
+        CommandDefinition("addtagid", permission: .add, arguments: .exactly(3)) { invocation in
+            let id = Int(try Arguments.unsigned(invocation.arguments[0]))
+            guard TagType(name: invocation.arguments[1]) != nil else {
+                throw MPDError(.argument, "Unknown tag type: \(invocation.arguments[1])")
+            }
+            try denyTagEdit(invocation.player, id: id)
+            return .ok
+        },
+        CommandDefinition("clear", permission: .player, arguments: .exactly(0)) { invocation in
+            invocation.player.clear()
+            return .ok
+        },
+        CommandDefinition("cleartagid", permission: .add, arguments: .between(1, 2)) { invocation in
+            let id = Int(try Arguments.unsigned(invocation.arguments[0]))
+            if invocation.arguments.count == 2, TagType(name: invocation.arguments[1]) == nil {
+                throw MPDError(.argument, "Unknown tag type: \(invocation.arguments[1])")
+            }
+            try denyTagEdit(invocation.player, id: id)
+            return .ok
+        },
+        CommandDefinition("delete", permission: .player, arguments: .exactly(1)) { invocation in
+            try invocation.player.delete(range: try Arguments.range(invocation.arguments[0]))
+            return .ok
+        },
+        CommandDefinition("deleteid", permission: .player, arguments: .exactly(1)) { invocation in
+            try invocation.player.delete(id: Int(try Arguments.unsigned(invocation.arguments[0])))
+            return .ok
+        },
+        CommandDefinition("move", permission: .player, arguments: .exactly(2), handler: move),
+        CommandDefinition("moveid", permission: .player, arguments: .exactly(2), handler: moveID),
+        CommandDefinition("prio", permission: .player, arguments: .atLeast(2)) { invocation in
+            let priority = UInt8(try Arguments.unsigned(invocation.arguments[0], maximum: 255))
+            var ranges: [RangeArgument] = []
+            for text in invocation.arguments.dropFirst() { ranges.append(try Arguments.range(text)) }
+            try invocation.player.setPriority(priority, ranges: ranges)
+            return .ok
+        },
+        CommandDefinition("prioid", permission: .player, arguments: .atLeast(2)) { invocation in
+            let priority = UInt8(try Arguments.unsigned(invocation.arguments[0], maximum: 255))
+            var ids: [Int] = []
+            for text in invocation.arguments.dropFirst() { ids.append(Int(try Arguments.unsigned(text))) }
+            try invocation.player.setPriority(priority, ids: ids)
+            return .ok
+        },
+        CommandDefinition("rangeid", permission: .add, arguments: .exactly(2), handler: rangeID),
+        CommandDefinition("shuffle", permission: .player, arguments: .between(0, 1)) { invocation in
+            let range = try invocation.arguments.first.map(Arguments.range) ?? .all
+            try invocation.player.shuffle(range)
+            return .ok
+        },
+        CommandDefinition("swap", permission: .player, arguments: .exactly(2)) { invocation in
+            let first = Int(try Arguments.unsigned(invocation.arguments[0]))
+            let second = Int(try Arguments.unsigned(invocation.arguments[1]))
+            try invocation.player.swap(first, second)
+            return .ok
+        },
+        CommandDefinition("swapid", permission: .player, arguments: .exactly(2)) { invocation in
+            let first = Int(try Arguments.unsigned(invocation.arguments[0]))
+            let second = Int(try Arguments.unsigned(invocation.arguments[1]))
+            try invocation.player.swap(id: first, id: second)
+            return .ok
+        },
+    ]
+
+    /// `add URI [POSITION]`: a song, or a directory's songs in database order (`/` or the
+    /// empty URI: the whole database), as one change.
+    static func add(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
+        let player = invocation.player
+        let position = try invocation.arguments.count > 1 ? insertPosition(invocation.arguments[1], player) : nil
+        let argument = invocation.arguments[0]
+        let library = try invocation.server.requireLibrary()
+        let uri: String
+        if argument == "/" {
+            // Not a valid URI, but clients send it for "everything", and MPD accepts it.
+            uri = ""
+        } else if let path = fileArgument(argument) {
+            // MPD's `add` locates a file path without the music directory: only a local client
+            // may add one, and then only what the database knows.
+            guard invocation.session.isLocal, let relative = relativeURI(path, library) else {
+                throw MPDError(.permission, "Access denied")
+            }
+            uri = relative
+        } else {
+            uri = try LibraryURI.local(argument, allowEmpty: true)
+        }
+        let songs = try await songs(under: uri, in: library)
+        try player.add(songs, at: position)
+        return .ok
+    }
+
+    /// `addid URI [POSITION]`: one song; answers its queue id.
+    static func addID(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
+        let player = invocation.player
+        let argument = invocation.arguments[0]
+        let library = try invocation.server.requireLibrary()
+        let uri: String
+        if let path = fileArgument(argument) {
+            // `addid` maps a path inside the music directory to its song, for every client.
+            if let relative = relativeURI(path, library) {
+                uri = relative
+            } else {
+                guard invocation.session.isLocal else { throw MPDError(.permission, "Access denied") }
+                throw MPDError(.noExist, "No such song")
+            }
+        } else {
+            uri = try LibraryURI.local(argument, allowEmpty: false)
+        }
+        guard let song = try await library.song(at: uri) else { throw MPDError(.noExist, "No such song") }
+        let position = try invocation.arguments.count > 1 ? insertPosition(invocation.arguments[1], player) : nil
+        let ids = try player.add([song], at: position)
+        invocation.response.append("Id", ids[0])
+        return .ok
+    }
+
+    /// The file path an argument names (`/abs/path` or `file:///abs/path`), or `nil` for a URI.
+    static func fileArgument(_ argument: String) -> String? {
+        if argument.hasPrefix("file://") { return String(argument.dropFirst("file://".count)) }
+        return argument.hasPrefix("/") ? argument : nil
+    }
+
+    /// The URI of a file path inside the music directory, or `nil` when it is outside.
+    static func relativeURI(_ path: String, _ library: MediaLibrary) -> String? {
+        var root = library.settings.musicDirectory
+        while root.hasSuffix("/") { root.removeLast() }
+        guard path.hasPrefix(root + "/") else { return nil }
+        let relative = String(path.dropFirst(root.count + 1))
+        return LibraryURI.isSafeLocal(relative) ? relative : nil
+    }
+
+    /// The songs `add` takes for `uri`: the song, or everything below the directory.
+    static func songs(under uri: String, in library: MediaLibrary) async throws -> [Song] {
+        if !uri.isEmpty, let song = try await library.song(at: uri) { return [song] }
+        var songs: [Song] = []
+        var cursor: Int64 = 0
+        while true {
+            guard let page = try await library.walk(uri, recursive: true, details: true, after: cursor, limit: 1000) else {
+                throw MPDError(.noExist, "No such directory")
+            }
+            for case .song(let song) in page.entries { songs.append(song) }
+            guard let next = page.next else { return songs }
+            cursor = next
+        }
+    }
+
+    /// MPD's `ParseInsertPosition`: an absolute position, or `+N`/`-N` after/before the
+    /// current song.
+    static func insertPosition(_ text: String, _ player: PlayerController) throws(MPDError) -> Int {
+        let length = player.queue.count
+        if text.hasPrefix("+") || text.hasPrefix("-") {
+            guard let current = player.currentEntry?.position else { throw MPDError(.playerSync, "No current song") }
+            let offset = String(text.dropFirst())
+            if text.hasPrefix("+") {
+                return current + 1 + Int(try Arguments.unsigned(offset, maximum: UInt64(length - current - 1)))
+            }
+            return current - Int(try Arguments.unsigned(offset, maximum: UInt64(current)))
+        }
+        return Int(try Arguments.unsigned(text, maximum: UInt64(length)))
+    }
+
+    /// MPD's `ParseMoveDestination` for moving `range`.
+    static func moveDestination(_ text: String, _ range: Range<Int>, _ player: PlayerController) throws(MPDError) -> Int {
+        let length = player.queue.count
+        if text.hasPrefix("+") || text.hasPrefix("-") {
+            guard var current = player.currentEntry?.position else { throw MPDError(.playerSync, "No current song") }
+            if range.contains(current) { throw MPDError(.argument, "Cannot move current song relative to itself") }
+            if current >= range.upperBound { current -= range.count }
+            let offset = Int(try Arguments.unsigned(String(text.dropFirst()), maximum: UInt64(max(0, length - current - range.count))))
+            return text.hasPrefix("+") ? current + 1 + offset : current - offset
+        }
+        return Int(try Arguments.unsigned(text, maximum: UInt64(max(0, length - range.count))))
+    }
+
+    /// `move START:END TO` (or `move POS TO`).
+    static func move(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
+        let range = try Arguments.range(invocation.arguments[0])
+        guard let end = range.end else { throw MPDError(.argument, "Open-ended range not supported") }
+        let player = invocation.player
+        let length = player.queue.count
+        guard range.start < end, range.start < length, end <= length else { throw MPDError(.argument, "Bad song index") }
+        let destination = try moveDestination(invocation.arguments[1], range.start..<end, player)
+        try player.move(range.start..<end, to: destination)
+        return .ok
+    }
+
+    /// `moveid ID TO`.
+    static func moveID(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
+        let id = Int(try Arguments.unsigned(invocation.arguments[0]))
+        let player = invocation.player
+        guard let position = player.queue.position(ofID: id) else { throw MPDError(.noExist, "No such song") }
+        let destination = try moveDestination(invocation.arguments[1], position..<(position + 1), player)
+        try player.move(position..<(position + 1), to: destination)
+        return .ok
+    }
+
+    /// `rangeid ID START:END`: seconds, either side optional; `:` clears the range.
+    static func rangeID(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
+        let id = Int(try Arguments.unsigned(invocation.arguments[0]))
+        guard let (start, end) = timeRange(invocation.arguments[1]) else { throw MPDError(.argument, "Bad range") }
+        try invocation.player.setRange(id: id, start: start, end: end)
+        return .ok
+    }
+
+    /// MPD's `parse_time_range`: `START:END` with non-negative seconds, END after START.
+    static func timeRange(_ text: String) -> (Double, Double?)? {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        func seconds(_ part: Substring) -> Double?? {
+            if part.isEmpty { return .some(nil) }
+            guard let value = try? Arguments.float(String(part)), value >= 0 else { return nil }
+            return .some(Double(value))
+        }
+        guard let start = seconds(parts[0]), let end = seconds(parts[1]) else { return nil }
+        let from = start ?? 0
+        let to = end.flatMap { $0 == 0 ? nil : $0 }
+        if let to, to <= from { return nil }
+        return (from, to)
+    }
+
+    /// Songs from the database are local files, whose tags only the file may change.
+    private static func denyTagEdit(_ player: PlayerController, id: Int) throws(MPDError) {
+        guard player.queue.position(ofID: id) != nil else { throw MPDError(.noExist, "No such song") }
+        throw MPDError(.permission, "Cannot edit tags of local file")
+    }
+}

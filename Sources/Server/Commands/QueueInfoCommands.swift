@@ -1,0 +1,121 @@
+import Configuration
+import MediaLibrary
+import MPDProtocol
+import Playback
+
+/// The reading commands of MPD's "The Queue" group.
+enum QueueInfoCommands {
+    static let definitions: [CommandDefinition] = [
+        CommandDefinition("playlist", permission: .read, arguments: .exactly(0)) { invocation in
+            for (position, entry) in invocation.player.queue.entries.enumerated() {
+                invocation.response.append("\(position):file", entry.song.uri)
+            }
+            return .ok
+        },
+        CommandDefinition("playlistfind", permission: .read, arguments: .atLeast(1)) { invocation in
+            try await printMatches(&invocation, foldCase: false)
+        },
+        CommandDefinition("playlistid", permission: .read, arguments: .between(0, 1)) { invocation in
+            let queue = invocation.player.queue
+            guard let text = invocation.arguments.first else {
+                return try await printEntries(&invocation, queue, positions: queue.entries.indices)
+            }
+            guard let position = queue.position(ofID: Int(try Arguments.unsigned(text))) else {
+                throw MPDError(.noExist, "No such song")
+            }
+            return try await printEntries(&invocation, queue, positions: position..<(position + 1))
+        },
+        CommandDefinition("playlistinfo", permission: .read, arguments: .between(0, 1)) { invocation in
+            let queue = invocation.player.queue
+            let range = try invocation.arguments.first.map(Arguments.range) ?? .all
+            let end = range.upperBound(clippedTo: queue.count)
+            guard range.start <= end else { throw MPDError(.argument, "Bad song index") }
+            return try await printEntries(&invocation, queue, positions: range.start..<end)
+        },
+        CommandDefinition("playlistsearch", permission: .read, arguments: .atLeast(1)) { invocation in
+            try await printMatches(&invocation, foldCase: true)
+        },
+        CommandDefinition("plchanges", permission: .read, arguments: .between(1, 2)) { invocation in
+            let (queue, positions) = try changes(invocation)
+            return try await printEntries(&invocation, queue, positions: positions)
+        },
+        CommandDefinition("plchangesposid", permission: .read, arguments: .between(1, 2)) { invocation in
+            let (queue, positions) = try changes(invocation)
+            for position in positions {
+                invocation.response.append("cpos", position)
+                invocation.response.append("Id", queue.entries[position].id)
+            }
+            return .ok
+        },
+    ]
+
+    /// Song blocks of queue entries, each followed by `Pos`, `Id` and a non-zero `Prio`.
+    static func printEntries(
+        _ invocation: inout CommandInvocation, _ queue: Queue, positions: some Sequence<Int>
+    ) async throws -> CommandOutcome {
+        let tags = invocation.visibleTags
+        for position in positions {
+            write(queue.entries[position], position: position, tags: tags, to: &invocation.response)
+            try await invocation.flushIfLarge()
+        }
+        return .ok
+    }
+
+    /// One queue entry as MPD's `queue_print_song_info` prints it.
+    static func write(_ entry: QueueEntry, position: Int, tags: TagMask, to response: inout ResponseBuffer) {
+        var song = entry.song
+        var range: (Double, Double?)?
+        if entry.startTime > 0 || entry.endTime != nil {
+            range = (entry.startTime, entry.endTime)
+            song.duration = entry.playedDuration
+        }
+        SongPrinter.write(song, tags: tags, range: range, to: &response)
+        response.append("Pos", position)
+        response.append("Id", entry.id)
+        if entry.priority != 0 { response.append("Prio", entry.priority) }
+    }
+
+    /// `plchanges VERSION [START:END]`: the positions changed since VERSION — all of them
+    /// when VERSION is newer than the queue.
+    private static func changes(_ invocation: CommandInvocation) throws(MPDError) -> (Queue, [Int]) {
+        // MPD reads the version with strtoul and keeps the low 32 bits, so -1 is a huge version.
+        let version = UInt32(truncatingIfNeeded: try Arguments.unsigned(invocation.arguments[0], maximum: .max))
+        let queue = invocation.player.queue
+        let range = try invocation.arguments.count > 1 ? Arguments.range(invocation.arguments[1]) : .all
+        guard range.start < queue.count else { return (queue, []) }
+        let positions = (range.start..<range.upperBound(clippedTo: queue.count)).filter {
+            version > queue.version || queue.entries[$0].version >= version
+        }
+        return (queue, positions)
+    }
+
+    /// `playlistfind` / `playlistsearch FILTER [sort TYPE] [window START:END]`: the queue
+    /// entries whose songs match. Queue songs come from the database, so the filter runs
+    /// there and the queue is printed in its own order.
+    private static func printMatches(_ invocation: inout CommandInvocation, foldCase: Bool) async throws -> CommandOutcome {
+        var selection = try DatabaseSelection.parse(invocation.arguments[...], foldCase: foldCase, allowsPosition: false)
+        let window = selection.window
+        selection.window = nil
+        let queue = invocation.player.queue
+        guard !queue.isEmpty else { return .ok }
+        let library = try invocation.server.requireLibrary()
+        // The rank of each matching URI in the database's (sorted) answer.
+        var rank: [String: Int] = [:]
+        let ids = try await library.songIDs(selection)
+        var start = 0
+        while start < ids.count {
+            let page = Array(ids[start..<min(start + 1000, ids.count)])
+            start += page.count
+            for song in try await library.songs(ids: page) where rank[song.uri] == nil { rank[song.uri] = rank.count }
+        }
+        var positions = queue.entries.indices.filter { rank[queue.entries[$0].song.uri] != nil }
+        if selection.sort != nil {
+            positions.sort { (rank[queue.entries[$0].song.uri]!, $0) < (rank[queue.entries[$1].song.uri]!, $1) }
+        }
+        if let window {
+            let low = min(window.start, positions.count)
+            positions = Array(positions[low..<max(low, window.upperBound(clippedTo: positions.count))])
+        }
+        return try await printEntries(&invocation, queue, positions: positions)
+    }
+}

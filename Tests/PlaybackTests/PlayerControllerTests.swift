@@ -1,0 +1,260 @@
+import MediaLibrary
+import MPDProtocol
+import Synchronization
+import Testing
+
+@testable import Playback
+
+/// A pipeline the test drives by hand: it records what the controller asks and sends the
+/// events a real pipeline would send at a song's end.
+final class ScriptedPipeline: AudioPipeline {
+    struct State {
+        var generation: UInt64 = 0
+        var track: PipelineTrack?
+        var next: PipelineTrack?
+        var paused = false
+        var borderPause = false
+        var plays: [(token: Int, offset: Double)] = []
+        var handler: (@Sendable (UInt64, PipelineEvent) -> Void)?
+    }
+    let state = Mutex(State())
+
+    func setEventHandler(_ handler: @escaping @Sendable (UInt64, PipelineEvent) -> Void) {
+        state.withLock { $0.handler = handler }
+    }
+    func play(_ track: PipelineTrack, from offset: Double, paused: Bool) -> UInt64 {
+        state.withLock {
+            $0.generation += 1
+            $0.track = track
+            $0.next = nil
+            $0.paused = paused
+            $0.plays.append((track.token, offset))
+            return $0.generation
+        }
+    }
+    func enqueue(_ track: PipelineTrack?) { state.withLock { $0.next = track } }
+    func setPaused(_ paused: Bool) { state.withLock { $0.paused = paused } }
+    func setBorderPause(_ enabled: Bool) { state.withLock { $0.borderPause = enabled } }
+    func stop() {
+        state.withLock {
+            $0.generation += 1
+            $0.track = nil
+            $0.next = nil
+        }
+    }
+    var status: PipelineStatus {
+        state.withLock { s in
+            guard let track = s.track else { return PipelineStatus(state: .stop) }
+            return PipelineStatus(state: s.paused ? .pause : .play, elapsed: 1.5, track: track)
+        }
+    }
+    var playedSeconds: Double { 0 }
+
+    /// The current track reaches its end, as the real pipeline would report it.
+    func endTrack() {
+        let (handler, generation, events): ((@Sendable (UInt64, PipelineEvent) -> Void)?, UInt64, [PipelineEvent]) = state.withLock { s in
+            guard let next = s.next else {
+                s.track = nil
+                return (s.handler, s.generation, [.finished])
+            }
+            s.track = next
+            s.next = nil
+            s.paused = s.borderPause
+            return (s.handler, s.generation, s.borderPause ? [.started(next), .borderPause] : [.started(next)])
+        }
+        for event in events { handler?(generation, event) }
+    }
+
+    var queuedToken: Int? { state.withLock { $0.next?.token } }
+    var playingToken: Int? { state.withLock { $0.track?.token } }
+}
+
+/// Collects idle events.
+final class EventLog: Sendable {
+    private let events = Mutex<IdleSubsystems>([])
+    func record(_ new: IdleSubsystems) { events.withLock { $0.formUnion(new) } }
+    func take() -> IdleSubsystems { events.withLock { let all = $0; $0 = []; return all } }
+}
+
+func makePlayer(songs: Int, mixer: Bool = false) -> (PlayerController, ScriptedPipeline, EventLog) {
+    let pipeline = ScriptedPipeline()
+    let log = EventLog()
+    let player = PlayerController(maximumLength: 50, pipeline: pipeline, hasMixer: mixer, seed: 3,
+                                  path: { "/music/" + $0 }, notify: { log.record($0) })
+    if songs > 0 { try! player.add((0..<songs).map { song($0) }) }
+    _ = log.take()
+    return (player, pipeline, log)
+}
+
+@Suite struct PlayerControllerTests {
+    @Test func playQueuesTheNextSongAndFollowsTheBorder() throws {
+        let (player, pipeline, log) = makePlayer(songs: 3)
+        try player.play(position: nil)
+        #expect(pipeline.playingToken == 1)
+        #expect(pipeline.queuedToken == 2)
+        #expect(player.status.state == .play)
+        #expect(player.status.next?.id == 2)
+        #expect(log.take().contains(.player))
+        pipeline.endTrack()
+        #expect(player.status.current?.position == 1)
+        #expect(pipeline.queuedToken == 3)
+        pipeline.endTrack()
+        #expect(pipeline.queuedToken == nil)
+        pipeline.endTrack()
+        // The end of the queue: stopped, and no current song any more.
+        #expect(player.status.state == .stop)
+        #expect(player.status.current == nil)
+    }
+
+    @Test func consumeRemovesEachPlayedSong() throws {
+        let (player, pipeline, log) = makePlayer(songs: 3)
+        player.setConsume(.on)
+        try player.play(position: 0)
+        _ = log.take()
+        pipeline.endTrack()
+        #expect(player.queue.entries.map(\.id) == [2, 3])
+        #expect(player.status.current?.position == 0)
+        #expect(log.take().isSuperset(of: [.player, .playlist]))
+    }
+
+    @Test func consumeOneshotSwitchesItselfOff() throws {
+        let (player, pipeline, log) = makePlayer(songs: 3)
+        player.setConsume(.oneshot)
+        try player.play(position: 0)
+        _ = log.take()
+        pipeline.endTrack()
+        #expect(player.queue.count == 2)
+        #expect(player.status.consume == .off)
+        #expect(log.take().contains(.options))
+        pipeline.endTrack()
+        #expect(player.queue.count == 2)
+    }
+
+    @Test func singlePausesAtTheBorderAndOneshotResets() throws {
+        let (player, pipeline, _) = makePlayer(songs: 3)
+        player.setSingle(.oneshot)
+        try player.play(position: 0)
+        pipeline.endTrack()
+        #expect(player.status.state == .pause)
+        #expect(player.status.current?.position == 1)
+        #expect(player.status.single == .off)
+    }
+
+    @Test func repeatWithSingleRepeatsTheSong() throws {
+        let (player, pipeline, _) = makePlayer(songs: 3)
+        player.setRepeat(true)
+        player.setSingle(.on)
+        try player.play(position: 1)
+        #expect(pipeline.queuedToken == 2)
+        #expect(player.status.next?.position == 1)
+        pipeline.endTrack()
+        #expect(player.status.current?.position == 1)
+        #expect(player.status.state == .play)
+    }
+
+    @Test func repeatWrapsAround() throws {
+        let (player, pipeline, _) = makePlayer(songs: 2)
+        player.setRepeat(true)
+        try player.play(position: 1)
+        #expect(pipeline.queuedToken == 1)
+        #expect(player.status.next?.position == 0)
+    }
+
+    @Test func nextIgnoresSingleAndStopsAtTheEnd() throws {
+        let (player, _, _) = makePlayer(songs: 2)
+        player.setSingle(.on)
+        try player.play(position: 0)
+        try player.next()
+        #expect(player.status.current?.position == 1)
+        try player.next()
+        #expect(player.status.state == .stop)
+        #expect(player.status.current == nil)
+        #expect(throws: MPDError(.playerSync, "Not playing")) { try player.next() }
+    }
+
+    @Test func previousRestartsTheFirstSongOrWrapsWithRepeat() throws {
+        let (player, pipeline, _) = makePlayer(songs: 3)
+        try player.play(position: 0)
+        try player.previous()
+        #expect(player.status.current?.position == 0)
+        #expect(pipeline.state.withLock { $0.plays.count } == 2)
+        player.setRepeat(true)
+        try player.previous()
+        #expect(player.status.current?.position == 2)
+    }
+
+    @Test func deletingThePlayingSongPlaysTheNext() throws {
+        let (player, pipeline, _) = makePlayer(songs: 3)
+        try player.play(position: 1)
+        try player.delete(id: 2)
+        #expect(pipeline.playingToken == 3)
+        #expect(player.status.current?.position == 1)
+        #expect(player.status.state == .play)
+        player.pause(true)
+        try player.delete(id: 3)
+        #expect(player.status.state == .stop)
+    }
+
+    @Test func movingKeepsTheCurrentSong() throws {
+        let (player, _, _) = makePlayer(songs: 4)
+        try player.play(position: 1)
+        try player.move(0..<1, to: 3)
+        #expect(player.status.current?.id == 2)
+        #expect(player.status.current?.position == 0)
+        try player.swap(0, 3)
+        #expect(player.status.current?.position == 3)
+        #expect(player.status.current?.id == 2)
+    }
+
+    @Test func randomPutsThePlayingSongFirstInTheOrder() throws {
+        let (player, _, _) = makePlayer(songs: 6)
+        try player.play(position: 4)
+        player.setRandom(true)
+        #expect(player.status.current?.position == 4)
+        #expect(player.queue.order.first == 4)
+        player.setRandom(false)
+        #expect(player.queue.order == Array(0..<6))
+        #expect(player.status.current?.position == 4)
+    }
+
+    @Test func playedSongsLoseTheirPriority() throws {
+        let (player, _, _) = makePlayer(songs: 3)
+        try player.setPriority(9, ids: [2])
+        #expect(player.queue.entries[1].priority == 9)
+        try player.play(id: 2)
+        #expect(player.queue.entries[1].priority == 0)
+    }
+
+    @Test func aFullQueueRefusesMore() {
+        let pipeline = ScriptedPipeline()
+        let player = PlayerController(maximumLength: 2, pipeline: pipeline, hasMixer: false,
+                                      path: { $0 }, notify: { _ in })
+        #expect(throws: MPDError(.playlistMax, "Playlist is too large")) {
+            try player.add([song(0), song(1), song(2)])
+        }
+    }
+
+    @Test func volumeNeedsAMixer() throws {
+        let (player, _, log) = makePlayer(songs: 0)
+        #expect(throws: MPDError(.system, "No mixer")) { try player.setVolume({ $0 + 5 }, noMixer: .system) }
+        let (mixed, _, mixedLog) = makePlayer(songs: 0, mixer: true)
+        try mixed.setVolume({ $0 - 30 }, noMixer: .system)
+        #expect(mixed.volume == 70)
+        #expect(mixedLog.take() == .mixer)
+        try mixed.setVolume({ _ in 70 }, noMixer: .unknown)
+        #expect(mixedLog.take().isEmpty)
+        #expect(log.take().isEmpty)
+    }
+
+    @Test func aSongThatFailsIsSkippedWithAnError() throws {
+        let (player, pipeline, _) = makePlayer(songs: 3)
+        try player.play(position: 0)
+        let (handler, generation) = pipeline.state.withLock { ($0.handler, $0.generation) }
+        handler?(generation, .failed("Failed to decode 0.flac"))
+        #expect(player.status.error == "Failed to decode 0.flac")
+        #expect(player.status.current?.position == 1)
+        try player.play(position: nil)
+        player.clearError()
+        #expect(player.status.error == nil)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+@testable import Playback
+
+@Suite struct StateFileTests {
+    /// A state file as MPD 0.23 writes it (`%f` numbers, no `lastloadedplaylist`).
+    static let mpdFile = """
+        sw_volume: 80
+        audio_device_state:1:null
+        state: pause
+        current: 1
+        time: 12.345000
+        random: 1
+        repeat: 0
+        single: oneshot
+        consume: 1
+        crossfade: 3
+        mixrampdb: -17.500000
+        mixrampdelay: nan
+        playlist_begin
+        0:a/one.flac
+        Prio: 7
+        1:a/two.flac
+        song_begin: a/three.flac
+        Range: 1500-20000
+        Time: 30.0
+        Title: Three
+        song_end
+        playlist_end
+
+        """
+
+    @Test func readsWhatMPDWrites() {
+        let state = StateFile.parse(Self.mpdFile)
+        #expect(state.softwareVolume == 80)
+        #expect(state.outputs.count == 1 && state.outputs[0].name == "null" && state.outputs[0].enabled)
+        #expect(state.state == .pause)
+        #expect(state.current == 1)
+        #expect(state.elapsed == 12.345)
+        #expect(state.random && !state.repeatMode)
+        #expect(state.single == .oneshot && state.consume == .on)
+        #expect(state.crossfade == 3)
+        #expect(state.mixRampDB == -17.5)
+        #expect(state.mixRampDelay == -1)
+        #expect(state.entries.map(\.uri) == ["a/one.flac", "a/two.flac", "a/three.flac"])
+        #expect(state.entries.map(\.priority) == [0, 7, 0])
+        #expect(state.entries[2].range?.start == 1.5 && state.entries[2].range?.end == 20)
+    }
+
+    @Test func roundTrips() {
+        var state = StateFile.parse(Self.mpdFile)
+        state.lastLoadedPlaylist = "Favourites"
+        #expect(StateFile.parse(StateFile.render(state)) == state)
+        let text = StateFile.render(state)
+        #expect(text.contains("\nmixrampdb: -17.5\n"))
+        #expect(text.contains("\nPrio: 7\n1:a/two.flac\n"))
+        #expect(text.hasSuffix("playlist_end\n"))
+    }
+
+    @Test func garbageGivesTheDefaults() {
+        let state = StateFile.parse("\u{0}\u{1}nonsense\nstate: dancing\ncurrent: -4\nplaylist_begin\nx\n")
+        #expect(state.state == .stop)
+        #expect(state.current == nil)
+        #expect(state.entries.isEmpty)
+    }
+
+    @Test func writeReplacesTheFileWhole() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tonearm-state-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("state").path
+        var state = SavedPlayerState()
+        state.entries = [.init(uri: "x.flac")]
+        try StateFile.write(state, to: path)
+        #expect(StateFile.read(from: path) == state)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["state"])
+    }
+}
