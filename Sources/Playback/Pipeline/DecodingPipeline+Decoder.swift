@@ -1,0 +1,157 @@
+import Foundation
+
+import Foundation
+
+/// The decoder thread: opens songs, decodes them into the buffer, and goes on into the next
+/// song without a gap.
+extension DecodingPipeline {
+    /// What the decoder does next, decided under the lock.
+    private enum Step {
+        case open(PipelineTrack, offset: Double, generation: UInt64)
+        case decode(into: UnsafeMutableRawBufferPointer, index: Int, generation: UInt64)
+        case openNext(PipelineTrack, generation: UInt64)
+        case end(generation: UInt64)
+        case close
+        case quit
+    }
+
+    func decoderLoop() {
+        var source: (any PCMSource)?
+        var track: PipelineTrack?
+        var sessionFormat: PCMFormat?
+        while true {
+            lock.lock()
+            let step = nextDecoderStep(hasSource: source != nil)
+            lock.unlock()
+
+            switch step {
+            case .quit:
+                return
+            case .close:
+                source = nil
+                track = nil
+            case .open(let wanted, let offset, let generation):
+                source = nil
+                do {
+                    let opened = try openSource(wanted)
+                    if offset > 0 { try opened.seek(to: offset) }
+                    source = opened
+                    track = wanted
+                    sessionFormat = nil
+                } catch {
+                    post(.failed(Self.message(error, path: wanted.path)), generation: generation)
+                }
+            case .openNext(let wanted, let generation):
+                do {
+                    let opened = try openSource(wanted)
+                    if wanted.start > 0 { try opened.seek(to: wanted.start) }
+                    lock.lock()
+                    if generation == self.generation {
+                        border = (buffer.written, wanted.token)
+                        next = nil
+                        nextKnown = false
+                        decoderWaitingForNext = false
+                    }
+                    lock.unlock()
+                    source = opened
+                    track = wanted
+                } catch {
+                    // The song after this one cannot play: end the stream here; the player
+                    // then tries it, sees the error and goes on.
+                    lock.lock()
+                    if generation == self.generation {
+                        next = nil
+                        nextKnown = true
+                        decoderWaitingForNext = false
+                    }
+                    lock.unlock()
+                }
+            case .end(let generation):
+                source = nil
+                track = nil
+                lock.lock()
+                if generation == self.generation {
+                    buffer.commit(ChunkInfo(token: 0, time: 0, length: 0, format: format ?? .cd, bitrate: 0, isEnd: true))
+                    lock.broadcast()
+                }
+                lock.unlock()
+            case .decode(let space, let index, let generation):
+                guard let current = source, let playing = track else { continue }
+                let format = sessionFormat ?? outputFormat(for: current.sourceFormat)
+                sessionFormat = format
+                let time = current.position
+                var capacity = space.count - space.count % format.frameSize
+                if let end = playing.end {
+                    let remaining = max(0, Int(((end - time) * Double(format.sampleRate)).rounded())) * format.frameSize
+                    capacity = min(capacity, remaining)
+                }
+                var length = 0
+                var failed: String?
+                if capacity > 0 {
+                    do {
+                        length = try current.read(into: UnsafeMutableRawBufferPointer(rebasing: space[0..<capacity]), format: format)
+                    } catch {
+                        failed = Self.message(error, path: playing.path)
+                    }
+                }
+                lock.lock()
+                self.format = format
+                if generation == self.generation && buffer.written == index {
+                    if length > 0 {
+                        buffer.commit(ChunkInfo(token: playing.token, time: time, length: length,
+                                                format: format, bitrate: current.bitrate, isEnd: false))
+                        lock.broadcast()
+                    } else {
+                        // The song is over (or broke off): what comes next is decided above.
+                        decoderWaitingForNext = true
+                        if let failed { post(.failed(failed), generation: generation) }
+                    }
+                }
+                lock.unlock()
+                if length == 0 { source = nil }
+            }
+        }
+    }
+
+    /// Decides the decoder's next step; called with the lock held, waits on it.
+    private func nextDecoderStep(hasSource: Bool) -> Step {
+        while true {
+            if shutdown { return .quit }
+            if let wanted = request {
+                request = nil
+                stopDecoder = false
+                decoderWaitingForNext = false
+                return .open(wanted, offset: requestOffset, generation: generation)
+            }
+            if stopDecoder {
+                stopDecoder = false
+                if hasSource { return .close }
+            }
+            if decoderWaitingForNext && border == nil {
+                if let upcoming = next { return .openNext(upcoming, generation: generation) }
+                if nextKnown && buffer.hasRoom {
+                    decoderWaitingForNext = false
+                    return .end(generation: generation)
+                }
+            }
+            if hasSource && !decoderWaitingForNext && buffer.hasRoom {
+                return .decode(into: buffer.space(), index: buffer.written, generation: generation)
+            }
+            lock.wait()
+        }
+    }
+
+    /// The format of the stream: an output's forced `format`, else the first song's own.
+    func outputFormat(for source: PCMFormat) -> PCMFormat {
+        outputs.lazy.compactMap(\.format).first ?? source
+    }
+
+    static func message(_ error: any Error, path: String) -> String {
+        let text = "\(error)"
+        return text.isEmpty ? "Failed to decode \(path)" : text
+    }
+
+    func post(_ kind: PipelineMailbox.Kind, generation: UInt64) {
+        mailbox.post(kind, generation: generation)
+    }
+}

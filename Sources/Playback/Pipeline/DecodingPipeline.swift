@@ -1,0 +1,210 @@
+import Foundation
+import Synchronization
+
+/// The audio pipeline (DESIGN.md): a decoder thread fills a ``PCMBuffer`` and one output
+/// thread per audio output plays it, gaplessly from one song into the next.
+///
+/// All shared state sits under one lock (`lock`, an `NSCondition`); the threads wait on its
+/// condition for whatever they need next (a chunk, room, a command, the end of a pause). The
+/// first working output is the *reference*: what it has played is `elapsed`, and when it
+/// crosses into the next song the player hears `started`. Device and decoder calls happen
+/// outside the lock.
+public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
+    /// Opens a song for the decoder thread.
+    typealias SourceOpener = (PipelineTrack) throws -> any PCMSource
+
+    /// One audio output as the pipeline drives it.
+    struct Output {
+        let name: String
+        let sink: any PCMSink
+        /// The output's forced format (`format`), if any.
+        let format: PCMFormat?
+        /// Whether samples are scaled by the software volume before the device.
+        let softwareVolume: Bool
+    }
+
+    let lock = NSCondition()
+    let buffer: PCMBuffer
+    let mailbox = PipelineMailbox()
+    let openSource: SourceOpener
+    let applyVolume: (UnsafeMutableRawBufferPointer, PCMFormat, Int) -> Void
+    var outputs: [Output]
+
+    // Guarded by `lock`.
+    var generation: UInt64 = 0
+    var shutdown = false
+    var request: PipelineTrack?
+    var requestOffset = 0.0
+    var stopDecoder = false
+    var next: PipelineTrack?
+    var nextKnown = false
+    /// Where the decoder crossed into the next song, until the reference output gets there.
+    var border: (index: Int, token: Int)?
+    var decoderWaitingForNext = false
+    var decoderIdle = true
+    var format: PCMFormat?
+    var paused = false
+    var borderPause = false
+    var volume = 100
+    var reference: Int?
+    var failedOutputs = Set<Int>()
+    var playingToken: Int?
+    var playedTime = 0.0
+    var bitrate = 0
+    var played = 0.0
+    var tracks: [Int: PipelineTrack] = [:]
+    var handler: (@Sendable (UInt64, PipelineEvent) -> Void)?
+
+    /// Creates the pipeline and starts its threads.
+    init(
+        outputs: [Output],
+        bufferBytes: Int,
+        openSource: @escaping SourceOpener,
+        applyVolume: @escaping (UnsafeMutableRawBufferPointer, PCMFormat, Int) -> Void
+    ) {
+        self.outputs = outputs
+        buffer = PCMBuffer(totalBytes: bufferBytes)
+        self.openSource = openSource
+        self.applyVolume = applyVolume
+        reference = outputs.isEmpty ? nil : 0
+        startThread(name: "tonearm.decoder") { [self] in decoderLoop() }
+        // Readers are registered before any thread runs, so no output misses the first chunks.
+        for index in outputs.indices {
+            guard let reader = buffer.addReader() else { break }
+            startThread(name: "tonearm.output.\(index)") { [self] in outputLoop(index, reader: reader) }
+        }
+        startThread(name: "tonearm.pipeline.events") { [self] in dispatchLoop() }
+    }
+
+    private func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread { body() }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Stops every thread (tests; the server runs one pipeline for its lifetime).
+    func shutDown() {
+        lock.lock()
+        shutdown = true
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    // MARK: AudioPipeline
+
+    public func setEventHandler(_ handler: @escaping @Sendable (UInt64, PipelineEvent) -> Void) {
+        lock.lock()
+        self.handler = handler
+        lock.unlock()
+    }
+
+    public func play(_ track: PipelineTrack, from offset: Double, paused: Bool) -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        generation &+= 1
+        buffer.dropAll()
+        request = track
+        requestOffset = offset
+        next = nil
+        nextKnown = false
+        border = nil
+        format = nil
+        self.paused = paused
+        playingToken = track.token
+        playedTime = offset
+        bitrate = 0
+        tracks = [track.token: track]
+        lock.broadcast()
+        return generation
+    }
+
+    public func enqueue(_ track: PipelineTrack?) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let track { tracks[track.token] = track }
+        if let border, border.token != track?.token {
+            // The decoder already went on into a song that is no longer next: take it back,
+            // unless the outputs are already there (then `started` tells the player).
+            if buffer.truncate(to: border.index) {
+                self.border = nil
+                decoderWaitingForNext = true
+            }
+        }
+        next = track
+        nextKnown = true
+        lock.broadcast()
+    }
+
+    public func setPaused(_ paused: Bool) {
+        lock.lock()
+        self.paused = paused
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    public func setBorderPause(_ enabled: Bool) {
+        lock.lock()
+        borderPause = enabled
+        lock.unlock()
+    }
+
+    public func stop() {
+        lock.lock()
+        generation &+= 1
+        buffer.dropAll()
+        request = nil
+        stopDecoder = true
+        next = nil
+        nextKnown = false
+        border = nil
+        paused = false
+        playingToken = nil
+        bitrate = 0
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    public var status: PipelineStatus {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let token = playingToken, let track = tracks[token] else { return PipelineStatus(state: .stop) }
+        return PipelineStatus(state: paused ? .pause : .play, elapsed: playedTime, bitrate: bitrate, track: track)
+    }
+
+    public var playedSeconds: Double {
+        lock.lock()
+        defer { lock.unlock() }
+        return played
+    }
+
+    /// Sets the software volume (0…100) applied by outputs with a software mixer.
+    func setSoftwareVolume(_ level: Int) {
+        lock.lock()
+        volume = level
+        lock.unlock()
+    }
+
+    // MARK: Events
+
+    private func dispatchLoop() {
+        while true {
+            let (eventGeneration, kind) = mailbox.take()
+            lock.lock()
+            let handler = self.handler
+            var event: PipelineEvent?
+            switch kind {
+            case .started(let token): event = tracks[token].map(PipelineEvent.started)
+            case .borderPause: event = .borderPause
+            case .finished: event = .finished
+            case .failed(let message): event = .failed(message)
+            }
+            if case .started(let token) = kind {
+                // Forget tracks that can no longer be reported.
+                tracks = tracks.filter { $0.key == token || $0.key == next?.token }
+            }
+            lock.unlock()
+            if let event { handler?(eventGeneration, event) }
+        }
+    }
+}

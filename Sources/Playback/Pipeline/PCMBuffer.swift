@@ -1,0 +1,125 @@
+/// What one chunk of the PCM buffer holds besides its bytes.
+struct ChunkInfo: Sendable {
+    /// The track the samples belong to (``PipelineTrack/token``).
+    var token: Int
+    /// The position in the song of the chunk's first frame, in seconds.
+    var time: Double
+    /// How many bytes of the chunk are filled.
+    var length: Int
+    /// The layout of the samples.
+    var format: PCMFormat
+    /// The decoder's bit rate when it produced the chunk (kbit/s).
+    var bitrate: Int
+    /// An empty chunk that says the stream ends here: nothing follows until a new `play`.
+    var isEnd: Bool
+
+    static let empty = ChunkInfo(token: 0, time: 0, length: 0, format: .cd, bitrate: 0, isEnd: false)
+}
+
+/// The bounded buffer between the decoder thread and the output threads (MPD's MusicPipe over
+/// a MusicBuffer): a ring of preallocated, fixed-size chunks.
+///
+/// One producer (the decoder) fills chunks in order; every consumer (an output) reads every
+/// chunk in order at its own pace; a chunk is reused once all consumers are past it. Nothing
+/// allocates after `init`. The buffer does no locking of its own: the pipeline calls it with
+/// its one lock held and waits on that lock's condition, so a consumer can wait for "a chunk,
+/// or a pause, or a flush" at once.
+final class PCMBuffer {
+    /// Bytes per chunk.
+    let chunkSize: Int
+    /// Number of chunks.
+    let capacity: Int
+    /// How many chunks have been committed since the start (monotonic).
+    private(set) var written = 0
+
+    private let storage: UnsafeMutableRawPointer
+    private let infos: UnsafeMutablePointer<ChunkInfo>
+    private let readers: UnsafeMutablePointer<Int>
+    private let active: UnsafeMutablePointer<Bool>
+    private let maximumReaders: Int
+
+    /// Creates a buffer of `totalBytes` (MPD's `audio_buffer_size`) in chunks of `chunkSize`.
+    init(totalBytes: Int, chunkSize: Int = 4096, maximumReaders: Int = 16) {
+        self.chunkSize = chunkSize
+        capacity = max(4, totalBytes / chunkSize)
+        self.maximumReaders = maximumReaders
+        storage = UnsafeMutableRawPointer.allocate(byteCount: capacity * chunkSize, alignment: 16)
+        infos = UnsafeMutablePointer<ChunkInfo>.allocate(capacity: capacity)
+        infos.initialize(repeating: .empty, count: capacity)
+        readers = UnsafeMutablePointer<Int>.allocate(capacity: maximumReaders)
+        readers.initialize(repeating: 0, count: maximumReaders)
+        active = UnsafeMutablePointer<Bool>.allocate(capacity: maximumReaders)
+        active.initialize(repeating: false, count: maximumReaders)
+    }
+
+    deinit {
+        storage.deallocate()
+        infos.deinitialize(count: capacity)
+        infos.deallocate()
+        readers.deallocate()
+        active.deallocate()
+    }
+
+    /// Registers a consumer at the current write position; returns its id.
+    func addReader() -> Int? {
+        guard let id = (0..<maximumReaders).first(where: { !active[$0] }) else { return nil }
+        active[id] = true
+        readers[id] = written
+        return id
+    }
+
+    /// Unregisters a consumer; the producer no longer waits for it.
+    func removeReader(_ id: Int) { active[id] = false }
+
+    /// Whether the consumer has a chunk to read.
+    func hasChunk(reader id: Int) -> Bool { readers[id] < written }
+
+    /// The consumer's next chunk. - Precondition: ``hasChunk(reader:)``.
+    func chunk(reader id: Int) -> (bytes: UnsafeMutableRawBufferPointer, info: ChunkInfo) {
+        let slot = readers[id] % capacity
+        let info = infos[slot]
+        return (UnsafeMutableRawBufferPointer(start: storage + slot * chunkSize, count: info.length), info)
+    }
+
+    /// The consumer is done with its current chunk.
+    func release(reader id: Int) {
+        if readers[id] < written { readers[id] += 1 }
+    }
+
+    /// Whether a chunk is free for the producer.
+    var hasRoom: Bool { written - slowestReader() < capacity }
+
+    /// Where the producer writes its next chunk. - Precondition: ``hasRoom``.
+    func space() -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(start: storage + (written % capacity) * chunkSize, count: chunkSize)
+    }
+
+    /// Publishes the chunk at ``space()``.
+    func commit(_ info: ChunkInfo) {
+        infos[written % capacity] = info
+        written += 1
+    }
+
+    /// How many chunks are buffered ahead of the slowest consumer.
+    var filled: Int { written - slowestReader() }
+
+    /// Drops everything buffered: every consumer jumps to the write position.
+    func dropAll() {
+        for id in 0..<maximumReaders where active[id] { readers[id] = written }
+    }
+
+    /// Takes back the chunks from `index` on, if no consumer has reached them yet.
+    /// - Returns: whether it could.
+    func truncate(to index: Int) -> Bool {
+        // A consumer at `index` may be reading that very chunk right now.
+        for id in 0..<maximumReaders where active[id] && readers[id] >= index { return false }
+        written = min(written, index)
+        return true
+    }
+
+    private func slowestReader() -> Int {
+        var slowest = written
+        for id in 0..<maximumReaders where active[id] { slowest = min(slowest, readers[id]) }
+        return slowest
+    }
+}

@@ -1,0 +1,29 @@
+/// A decoded song as the decoder thread reads it (``AudioDecoder`` is one).
+protocol PCMSource: AnyObject {
+    /// The song's own sample layout.
+    var sourceFormat: PCMFormat { get }
+    /// The bit rate of what was decoded last, kbit/s.
+    var bitrate: Int { get }
+    /// The position of the next sample `read` returns, in seconds.
+    var position: Double { get }
+    /// Moves to `seconds`.
+    func seek(to seconds: Double) throws
+    /// Fills `buffer` with whole frames of `format`; 0 at the end.
+    func read(into buffer: UnsafeMutableRawBufferPointer, format: PCMFormat) throws -> Int
+}
+
+/// An output device as its output thread drives it (``AudioOutputDevice`` is one).
+protocol PCMSink: AnyObject {
+    /// Opens the device for `format`; returns the format it really takes.
+    func open(format: PCMFormat) throws -> PCMFormat
+    /// Plays bytes, blocking until the device took them; returns how many it took.
+    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int
+    /// Plays out what the device holds.
+    func drain()
+    /// Drops what the device holds.
+    func cancel()
+    /// Pauses the device if it can; `false` when the caller must just stop writing.
+    func pause() -> Bool
+    /// Closes the device.
+    func close()
+}

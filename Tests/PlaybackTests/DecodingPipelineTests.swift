@@ -1,0 +1,196 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Playback
+
+/// A song made of consecutive 16-bit sample values, so that the output shows exactly which
+/// samples arrived: a gap, an overlap or a lost sample breaks the count.
+final class CountingSource: PCMSource {
+    let first: Int
+    let frames: Int
+    var next: Int
+    let sourceFormat = PCMFormat(sampleRate: 1000, sample: .s16, channels: 1)
+    var bitrate: Int { 16 }
+    var position: Double { Double(next - first) / 1000 }
+
+    init(first: Int, frames: Int) {
+        self.first = first
+        self.frames = frames
+        next = first
+    }
+
+    func seek(to seconds: Double) throws { next = first + Int(seconds * 1000) }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, format: PCMFormat) throws -> Int {
+        let count = min(buffer.count / 2, first + frames - next)
+        for index in 0..<count { buffer.storeBytes(of: Int16(truncatingIfNeeded: next + index), toByteOffset: index * 2, as: Int16.self) }
+        next += count
+        return count * 2
+    }
+}
+
+/// An output that keeps every sample it is given.
+final class CapturingSink: PCMSink, @unchecked Sendable {
+    let samples = Mutex<[Int16]>([])
+    let opened = Mutex<[PCMFormat]>([])
+    func open(format: PCMFormat) throws -> PCMFormat {
+        opened.withLock { $0.append(format) }
+        return format
+    }
+    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+        let values = bytes.bindMemory(to: Int16.self)
+        samples.withLock { $0.append(contentsOf: values) }
+        return bytes.count
+    }
+    func drain() {}
+    func cancel() {}
+    func pause() -> Bool { true }
+    func close() {}
+}
+
+final class EventRecorder: Sendable {
+    let events = Mutex<[PipelineEvent]>([])
+    func record(_ event: PipelineEvent) { events.withLock { $0.append(event) } }
+    func wait(until predicate: ([PipelineEvent]) -> Bool) async -> [PipelineEvent] {
+        for _ in 0..<1000 {
+            let now = events.withLock { $0 }
+            if predicate(now) { return now }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return events.withLock { $0 }
+    }
+}
+
+/// Compares sample runs without printing thousands of values when they differ.
+func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
+    if actual == expected { return nil }
+    let firstDifference = zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+    return "got \(actual.count) samples, expected \(expected.count); first difference at \(firstDifference.map(String.init) ?? "the end")"
+        + (actual.first.map { ", first sample \($0)" } ?? "")
+}
+
+@Suite struct DecodingPipelineTests {
+    /// Songs by token: token N counts from N*100_000 for `frames` frames.
+    func makePipeline(frames: [Int: Int], sink: CapturingSink, volume: Bool = false) -> (DecodingPipeline, EventRecorder) {
+        let pipeline = DecodingPipeline(
+            outputs: [.init(name: "capture", sink: sink, format: nil, softwareVolume: volume)],
+            bufferBytes: 64 * 1024,
+            openSource: { track in
+                guard let count = frames[track.token] else { throw CocoaError(.fileNoSuchFile) }
+                return CountingSource(first: track.token * 100_000, frames: count)
+            },
+            applyVolume: { buffer, _, level in
+                let samples = buffer.bindMemory(to: Int16.self)
+                for index in samples.indices { samples[index] = Int16(Int(samples[index]) * level / 100) }
+            })
+        let recorder = EventRecorder()
+        pipeline.setEventHandler { _, event in recorder.record(event) }
+        return (pipeline, recorder)
+    }
+
+    func track(_ token: Int) -> PipelineTrack {
+        PipelineTrack(token: token, path: "/song/\(token)", duration: nil, audioFormat: "1000:16:1")
+    }
+
+    func counting(_ token: Int, _ frames: Int) -> [Int16] {
+        (0..<frames).map { Int16(truncatingIfNeeded: token * 100_000 + $0) }
+    }
+
+    @Test func twoSongsPlayAsOneStreamWithoutAGap() async {
+        let sink = CapturingSink()
+        let (pipeline, recorder) = makePipeline(frames: [1: 5000, 2: 7000], sink: sink)
+        defer { pipeline.shutDown() }
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        pipeline.enqueue(track(2))
+        _ = await recorder.wait { !$0.isEmpty }
+        // As the player does once the next song is heard: nothing follows it.
+        pipeline.enqueue(nil)
+        let events = await recorder.wait { $0.contains(.finished) }
+        #expect(events.first == .started(track(2)))
+        #expect(events.contains(.finished))
+        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 5000) + counting(2, 7000)) == nil)
+        #expect(sink.opened.withLock { $0.count } == 1)
+    }
+
+    @Test func changingTheNextSongAfterTheDecoderWentOnTakesItBack() async {
+        let sink = CapturingSink()
+        // Song 1 is long enough that its end is still buffered when the next song changes.
+        let (pipeline, recorder) = makePipeline(frames: [1: 3000, 2: 2000, 3: 1000], sink: sink)
+        defer { pipeline.shutDown() }
+        pipeline.setPaused(true)
+        _ = pipeline.play(track(1), from: 0, paused: true)
+        pipeline.enqueue(track(2))
+        // Give the decoder time to go on into song 2 while the output is paused.
+        for _ in 0..<200 where pipeline.border == nil { try? await Task.sleep(for: .milliseconds(5)) }
+        pipeline.enqueue(track(3))
+        pipeline.setPaused(false)
+        _ = await recorder.wait { !$0.isEmpty }
+        pipeline.enqueue(nil)
+        _ = await recorder.wait { $0.contains(.finished) }
+        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 3000) + counting(3, 1000)) == nil)
+    }
+
+    @Test func aSongThatCannotBeOpenedIsReported() async {
+        let sink = CapturingSink()
+        let (pipeline, recorder) = makePipeline(frames: [:], sink: sink)
+        defer { pipeline.shutDown() }
+        let generation = pipeline.play(track(9), from: 0, paused: false)
+        #expect(generation > 0)
+        let events = await recorder.wait { !$0.isEmpty }
+        guard case .failed? = events.first else {
+            Issue.record("expected a failure, got \(events)")
+            return
+        }
+    }
+
+    @Test func borderPauseStopsAtTheStartOfTheNextSong() async {
+        let sink = CapturingSink()
+        let (pipeline, recorder) = makePipeline(frames: [1: 2000, 2: 2000], sink: sink)
+        defer { pipeline.shutDown() }
+        pipeline.setBorderPause(true)
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        pipeline.enqueue(track(2))
+        let events = await recorder.wait { $0.contains(.borderPause) }
+        #expect(events == [.started(track(2)), .borderPause])
+        #expect(pipeline.status.state == .pause)
+        #expect(pipeline.status.track?.token == 2)
+        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 2000)) == nil)
+        pipeline.enqueue(nil)
+        pipeline.setPaused(false)
+        _ = await recorder.wait { $0.contains(.finished) }
+        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 2000) + counting(2, 2000)) == nil)
+    }
+
+    @Test func stopDropsWhatIsBufferedAndPlayStartsAfresh() async {
+        let sink = CapturingSink()
+        let (pipeline, recorder) = makePipeline(frames: [1: 50_000, 2: 1500], sink: sink)
+        defer { pipeline.shutDown() }
+        _ = pipeline.play(track(1), from: 0, paused: true)
+        pipeline.stop()
+        #expect(pipeline.status.state == .stop)
+        _ = pipeline.play(track(2), from: 0.5, paused: false)
+        pipeline.enqueue(nil)
+        _ = await recorder.wait { $0.contains(.finished) }
+        // Paused before anything played, then stopped: only song 2, from 0.5 s on.
+        #expect(sameSamples(sink.samples.withLock { $0 }, Array(counting(2, 1500)[500...])) == nil)
+    }
+
+    @Test func softwareVolumeScalesOutputsThatUseIt() async {
+        let sink = CapturingSink()
+        let (pipeline, recorder) = makePipeline(frames: [1: 1000], sink: sink, volume: true)
+        defer { pipeline.shutDown() }
+        pipeline.setSoftwareVolume(50)
+        _ = pipeline.play(PipelineTrack(token: 0, path: "", duration: nil, audioFormat: nil), from: 0, paused: false)
+        _ = await recorder.wait { !$0.isEmpty }
+        let (other, otherRecorder) = makePipeline(frames: [1: 1000], sink: sink, volume: true)
+        defer { other.shutDown() }
+        sink.samples.withLock { $0.removeAll() }
+        other.setSoftwareVolume(50)
+        _ = other.play(track(1), from: 0, paused: false)
+        other.enqueue(nil)
+        _ = await otherRecorder.wait { $0.contains(.finished) }
+        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 1000).map { Int16(Int($0) * 50 / 100) }) == nil)
+        _ = recorder
+    }
+}
