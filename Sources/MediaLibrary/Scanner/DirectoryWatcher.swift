@@ -56,10 +56,13 @@ public final class DirectoryWatcher: Sendable {
 
     private struct State {
         var watches: [Int32: Watch] = [:]
-        var stopping = false
-        var finished = false
-        var waiter: CheckedContinuation<Void, Never>?
         var warnedAboutLimit = false
+    }
+
+    /// Whether the thread has ended, and who waits for it to.
+    private struct Ending {
+        var finished = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let inotify: Int32
@@ -71,7 +74,11 @@ public final class DirectoryWatcher: Sendable {
     private let ignoredPaths: Set<String>
     private let logger: Logger
     private let onEvent: @Sendable (Event) -> Void
+    /// The watch table; only the watcher's thread changes it.
     private let state = Mutex(State())
+    /// Set by `stop()` without taking `state`, which a long walk may hold.
+    private let stopRequested = Atomic<Bool>(false)
+    private let ending = Mutex(Ending())
 
     /// Starts watching `root` and the directories below it.
     /// - Parameters:
@@ -114,6 +121,12 @@ public final class DirectoryWatcher: Sendable {
         self.onEvent = onEvent
         inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard inotify >= 0 else { throw Failure("inotify_init1") }
+        rootWatch = inotify_add_watch(inotify, walker.root, Self.mask)
+        guard rootWatch >= 0 else {
+            let failure = Failure("cannot watch \(walker.root)")
+            close(inotify)
+            throw failure
+        }
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
             let failure = Failure("pipe")
@@ -122,14 +135,8 @@ public final class DirectoryWatcher: Sendable {
         }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
+        // The last stored property: from here the object is whole and `deinit` closes the pipe.
         wakePipe = ends
-        rootWatch = inotify_add_watch(inotify, walker.root, Self.mask)
-        guard rootWatch >= 0 else {
-            let failure = Failure("cannot watch \(walker.root)")
-            close(inotify)
-            ends.forEach { _ = close($0) }
-            throw failure
-        }
         state.withLock { $0.watches[rootWatch] = Watch(uri: "", name: "", depth: 0) }
         let thread = Thread { [self] in run() }
         thread.name = "inotify"
@@ -144,18 +151,14 @@ public final class DirectoryWatcher: Sendable {
     /// Stops watching: wakes the thread, which removes every watch and closes its descriptors,
     /// and returns once it has. No event is reported after this returns.
     public func stop() async {
-        let wake: Bool = state.withLock { state in
-            defer { state.stopping = true }
-            return !state.stopping
-        }
-        if wake {
+        if !stopRequested.exchange(true, ordering: .sequentiallyConsistent) {
             var byte: UInt8 = 1
             _ = write(wakePipe[1], &byte, 1)
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done: Bool = state.withLock { state in
-                if state.finished { return true }
-                state.waiter = continuation
+            let done: Bool = ending.withLock { ending in
+                if ending.finished { return true }
+                ending.waiters.append(continuation)
                 return false
             }
             if done { continuation.resume() }
@@ -164,7 +167,7 @@ public final class DirectoryWatcher: Sendable {
 
     // MARK: - The watcher's thread
 
-    private var stopping: Bool { state.withLock { $0.stopping } }
+    private var stopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
 
     private func run() {
         let count: Int = state.withLock { state in
@@ -205,15 +208,19 @@ public final class DirectoryWatcher: Sendable {
 
     private func finish() {
         close(inotify)  // removes every watch
-        wakePipe.forEach { _ = close($0) }
-        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
-            state.finished = true
-            state.stopping = true
-            state.watches.removeAll()
-            defer { state.waiter = nil }
-            return state.waiter
+        stopRequested.store(true, ordering: .sequentiallyConsistent)
+        state.withLock { $0.watches.removeAll() }
+        let waiters: [CheckedContinuation<Void, Never>] = ending.withLock { ending in
+            ending.finished = true
+            defer { ending.waiters = [] }
+            return ending.waiters
         }
-        waiter?.resume()
+        waiters.forEach { $0.resume() }
+    }
+
+    // The pipe outlives the thread, so a late `stop()` never writes to a closed descriptor.
+    deinit {
+        wakePipe.forEach { _ = close($0) }
     }
 
     /// One `struct inotify_event`.
@@ -309,7 +316,7 @@ public final class DirectoryWatcher: Sendable {
     /// Adds watches for the sub-directories of a watched directory, recursively, down to the
     /// depth limit.
     private func watchChildren(of descriptor: Int32, _ state: inout State) {
-        guard let watch = state.watches[descriptor], watch.depth < maxDepth, !state.stopping else { return }
+        guard let watch = state.watches[descriptor], watch.depth < maxDepth, !stopping else { return }
         guard let handle = opendir(walker.path(of: watch.uri)) else { return }
         var names: [String] = []
         while let entry = readdir(handle) {
@@ -328,7 +335,7 @@ public final class DirectoryWatcher: Sendable {
     /// Watches the sub-directory `name` of a watched directory and what lies below it, when the
     /// depth limit and the symlink rules allow it and it is not watched already.
     private func watchChild(_ name: String, of parent: Int32, _ state: inout State) {
-        guard let parentWatch = state.watches[parent], parentWatch.depth < maxDepth, !state.stopping else { return }
+        guard let parentWatch = state.watches[parent], parentWatch.depth < maxDepth, !stopping else { return }
         let uri = parentWatch.uri.isEmpty ? name : parentWatch.uri + "/" + name
         let path = walker.path(of: uri)
         var info = stat()
