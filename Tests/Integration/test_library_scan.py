@@ -329,6 +329,7 @@ def test_auto_update_depth_limits_what_is_watched(make_tonearm, music, tmp_path)
         wait_for_update(c)
         assert c.command("lsinfo Artist/Album/03.flac")[0].startswith("ACK")
         assert "auto_update: watching 4 directories" in server.log_text()  # "", Artist, Other, Empty
+    assert server.stop() == 0  # SIGTERM stops the watcher with the rest
 
 
 # A scan killed at any moment leaves the last consistent database.
