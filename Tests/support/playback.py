@@ -159,3 +159,11 @@ def entries(*items) -> list[str]:
 def listing(*uris: str) -> list[str]:
     """What the legacy `playlist` command prints for a queue of these URIs."""
     return [f"{pos}:file: {uri}" for pos, uri in enumerate(uris)] + ["OK"]
+
+
+def seek_when_decoding(c, seconds: float):
+    """`seekcur` once the player really decodes the song: MPD answers a seek sent right after
+    `play` with `ACK [5@0] {seekcur} Decoder is dead` when its decoder thread has not started
+    yet (a race seen on a loaded machine)."""
+    wait_status(c, lambda s: s.get("state") == "play" and "audio" in s, what="the decoder to start")
+    return c.command(f"seekcur {seconds}")
