@@ -98,7 +98,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaLibraryTests",
-            dependencies: ["MediaLibrary", "MPDProtocol", "CFFmpeg"],
+            dependencies: ["MediaLibrary", "MPDProtocol", "CFFmpeg", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -43,6 +43,8 @@ public final class MediaLibrary: Sendable {
     /// The settings the library runs with.
     public let settings: Settings
     let store: LibraryStore
+    /// The scanner's view of the disk; `auto_update` watches by the same rules.
+    let walker: DiskWalker
     /// The update job queue.
     public let updates: UpdateService
     let logger: Logger
@@ -63,7 +65,7 @@ public final class MediaLibrary: Sendable {
             defer { free(resolved) }
             return String(cString: resolved)
         }
-        let walker = DiskWalker(
+        walker = DiskWalker(
             root: settings.musicDirectory,
             realRoot: realRoot,
             songSuffixes: settings.songSuffixes.subtracting(Self.ignoredSuffixes).subtracting(Self.playlistSuffixes),

@@ -84,6 +84,12 @@ struct TonearmCommand: AsyncParsableCommand {
             await keeper.restore()
             services.append(.init(service: keeper))
         }
+        if let library, settings.autoUpdate {
+            // Last in the list, so the group shuts it down first: no update starts while the
+            // server stops.
+            services.append(.init(service: AutoUpdateService(library: library, maxDepth: settings.autoUpdateDepth,
+                                                             logger: logger)))
+        }
         let group = ServiceGroup(
             configuration: .init(
                 services: services,
@@ -92,6 +98,32 @@ struct TonearmCommand: AsyncParsableCommand {
             )
         )
         try await group.run()
+    }
+}
+
+/// `auto_update "yes"`: watches the music directory for as long as the service group runs and
+/// stops the watcher on graceful shutdown (SIGTERM, SIGINT, `kill`).
+private struct AutoUpdateService: Service, CustomStringConvertible {
+    let library: MediaLibrary
+    /// `auto_update_depth`; `nil` is no limit.
+    let maxDepth: Int?
+    let logger: Logger
+
+    /// The name ServiceLifecycle logs.
+    var description: String { "AutoUpdate" }
+
+    func run() async throws {
+        let watcher: AutoUpdate?
+        do {
+            watcher = try library.startAutoUpdate(maxDepth: maxDepth)
+        } catch {
+            // As MPD: the server runs on without auto_update.
+            logger.error("auto_update is off: \(error)")
+            watcher = nil
+        }
+        // Returning early would end the whole group; wait for the shutdown either way.
+        try? await gracefulShutdown()
+        await watcher?.stop()
     }
 }
 

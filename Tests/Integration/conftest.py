@@ -76,7 +76,6 @@ def private_db_server(request, fixture_library, tmp_path):
         yield started
 
 
-
 @pytest.fixture(scope="session")
 def short_library(tmp_path_factory):
     """The short-track library (Tests/support/playback.py), made once per session."""
@@ -118,6 +117,7 @@ def make_player_server(request, short_library, tmp_path):
 def player_server(make_player_server):
     """A Tonearm or MPD on the short-track library, with the default null output (no mixer)."""
     return make_player_server()
+
 
 # Where Tonearm still differs from MPD on the database, test by test (node id prefix → what
 # differs). Each runs as a strict xfail on the Tonearm side only: the MPD side keeps proving the

@@ -1,11 +1,19 @@
 """The music database end to end: the first start scans, browsing, updates and their idle
-events, stats and album art, on a small library made with ffmpeg."""
+events, stats and album art, auto_update (inotify) and a scan killed midway, on a small library
+made with ffmpeg."""
+import random
 import shutil
+import sqlite3
 import subprocess
+import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from support.servers import MPDServer, TonearmServer  # noqa: E402
 
 
 def encode(path: Path, seconds: float = 1, **tags):
@@ -238,3 +246,150 @@ def test_malformed_filters_get_mpds_errors(library):
         assert c.command("list bogus") == ["ACK [2@0] {list} Unknown tag type: bogus"]
         assert c.command("list album group album") == ["ACK [2@0] {list} Conflicting group"]
         assert c.command("ping") == ["OK"]
+
+
+# auto_update: changes on disk reach the database without an `update` command.
+
+def stats_of(c) -> dict[str, str]:
+    return dict(line.split(": ", 1) for line in c.command("stats")[:-1])
+
+
+def wait_until(condition, what: str, timeout: float = 30):
+    """Polls `condition` until it holds; MPD waits 5 s after the last change, Tonearm 1 s, and
+    the limit is generous on purpose: only the outcome is asserted, never how fast it came."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"auto_update did not {what} within {timeout} s")
+
+
+@pytest.fixture(params=["tonearm", "mpd"])
+def watched(request, music, tmp_path):
+    """Tonearm and Debian's MPD, each with auto_update on a private copy of the library."""
+    kind = TonearmServer if request.param == "tonearm" else MPDServer
+    with kind(tmp_path / request.param, extra_config='auto_update "yes"\n',
+              music_dir=library_copy(music, tmp_path)) as server:
+        with server.connect() as c:
+            wait_until(lambda: stats_of(c)["songs"] == "4" and not any(
+                line.startswith("updating_db:") for line in c.command("status")), "finish the first scan")
+        yield server
+
+
+def test_auto_update_follows_files_and_new_directories(watched):
+    music = watched.music_dir
+    with watched.connect() as waiting, watched.connect() as c:
+        waiting.send("idle database\n")
+        assert waiting.nothing_within(0.2)
+        shutil.copyfile(music / "Artist/Album/02.flac", music / "Other/copy.flac")
+        (music / "Artist/Album/01.flac").unlink()
+        # No update command: the watcher queues one, which wakes the idle client.
+        assert waiting.read_response(timeout=30) == ["changed: database", "OK"]
+        wait_until(lambda: c.command("lsinfo Other/copy.flac")[0] == "file: Other/copy.flac"
+                   and c.command("lsinfo Artist/Album/01.flac")[0].startswith("ACK"), "add and remove songs")
+        assert stats_of(c)["songs"] == "4"
+
+        # A new directory: its song shows up, and the directory is watched from then on.
+        (music / "New/Sub").mkdir(parents=True)
+        time.sleep(0.5)  # MPD (not Tonearm) misses files written before it has seen the directory
+        shutil.copyfile(music / "Artist/Album/02.flac", music / "New/Sub/a.flac")
+        wait_until(lambda: "file: New/Sub/a.flac" in c.command("listall New"), "find a new directory")
+        shutil.copyfile(music / "Artist/Album/02.flac", music / "New/Sub/b.flac")
+        wait_until(lambda: "file: New/Sub/b.flac" in c.command("listall New"), "watch a new directory")
+        assert uris(c.command("listall New")) == ["New/Sub/a.flac", "New/Sub/b.flac"]
+        wait_until(lambda: stats_of(c)["songs"] == "6", "count the new songs")
+
+        # A directory deleted as a whole disappears, songs and all.
+        shutil.rmtree(music / "New")
+        wait_until(lambda: c.command("lsinfo New")[0].startswith("ACK"), "remove a deleted directory")
+        wait_until(lambda: stats_of(c)["songs"] == "4", "count the removed songs")
+
+
+def test_auto_update_sees_a_change_at_the_root_next_to_one_below(make_tonearm, music, tmp_path):
+    """MPD 0.23 drops this root change: its queue takes "" for a path inside any pending one
+    (InotifyQueue's path_in), so root.flac stays in its database until the next update."""
+    server = make_tonearm('auto_update "yes"\n', music_dir=library_copy(music, tmp_path))
+    with server.connect() as c:
+        wait_for_update(c)
+        shutil.copyfile(server.music_dir / "Other/x.ogg", server.music_dir / "Other/y.ogg")
+        (server.music_dir / "root.flac").unlink()
+        wait_until(lambda: c.command("lsinfo root.flac")[0].startswith("ACK"), "remove a song at the root")
+        wait_until(lambda: c.command("lsinfo Other/y.ogg")[0] == "file: Other/y.ogg", "add a song below")
+
+
+def test_auto_update_depth_limits_what_is_watched(make_tonearm, music, tmp_path):
+    """With auto_update_depth 1, a change two levels down is only seen by the next change above
+    it (or an update): the directory it lies in is not watched."""
+    server = make_tonearm('auto_update "yes"\nauto_update_depth "1"\nlog_level "info"\n',
+                          music_dir=library_copy(music, tmp_path))
+    music_dir = server.music_dir
+    with server.connect() as c:
+        wait_for_update(c)
+        shutil.copyfile(music_dir / "Artist/Album/01.flac", music_dir / "Artist/Album/03.flac")
+        shutil.copyfile(music_dir / "Other/x.ogg", music_dir / "Other/y.ogg")
+        wait_until(lambda: c.command("lsinfo Other/y.ogg")[0] == "file: Other/y.ogg", "see a watched directory")
+        wait_for_update(c)
+        assert c.command("lsinfo Artist/Album/03.flac")[0].startswith("ACK")
+        assert "auto_update: watching 4 directories" in server.log_text()  # "", Artist, Other, Empty
+    assert server.stop() == 0  # SIGTERM stops the watcher with the rest
+
+
+# A scan killed at any moment leaves the last consistent database.
+
+def check_database(path: Path) -> int:
+    """SQLite's own checks on the database file, and the figures `stats` keeps against the rows;
+    returns the number of songs."""
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+        db.execute("INSERT INTO songTagText(songTagText) VALUES ('integrity-check')")
+        songs = db.execute("SELECT count(*) FROM song").fetchone()[0]
+        assert db.execute("SELECT value FROM meta WHERE key = 'songs'").fetchone() == (songs,)
+        return songs
+
+
+def test_a_scan_killed_midway_leaves_a_consistent_database(make_tonearm, music, tmp_path):
+    server = make_tonearm(music_dir=library_copy(music, tmp_path))
+    with server.connect() as c:
+        wait_for_update(c)
+        before = c.command("listallinfo")
+    copies = 8000  # a scan of about a second in a debug build
+    tiny = tmp_path / "tiny.flac"
+    subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=d=0.01:sample_rate=8000",
+                    "-metadata", "title=Copy", str(tiny)], check=True)
+    for i in range(copies):
+        folder = server.music_dir / f"Many/{i // 100:02}"
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(tiny, folder / f"{i:04}.flac")
+
+    # Kill at some moment inside the scan, not only at its start: a random pause first, then
+    # `status`; the last tries have no pause, so one of them catches a scan running.
+    pauses = [random.uniform(0, 0.5) for _ in range(3)] + [0, 0, 0]
+    with server.connect() as c:
+        for command, pause in zip(["update"] + ["rescan"] * 5, pauses):
+            c.send(f"{command}\n")
+            assert c.read_response()[0].startswith("updating_db: ")
+            time.sleep(pause)
+            if any(line.startswith("updating_db:") for line in c.command("status")):
+                server.process.kill()
+                server.process.wait()
+                break
+            wait_for_update(c)
+        else:
+            pytest.fail(f"no scan of {copies} files lasted long enough to be killed")
+
+    assert check_database(server.workdir / "database.sqlite") in (4, 4 + copies)
+    server.start()
+    with server.connect() as c:
+        songs = int(stats_of(c)["songs"])
+        assert songs in (4, 4 + copies)
+        if songs == 4:
+            assert c.command("listallinfo") == before
+        assert c.command("lsinfo")[-1] == "OK"
+        assert c.command("update")[0].startswith("updating_db: ")
+        wait_for_update(c, timeout=120)
+        assert stats_of(c)["songs"] == str(4 + copies)
+        assert len([line for line in c.command("lsinfo Many") if line.startswith("directory: ")]) == 80
+    server.stop()
+    assert check_database(server.workdir / "database.sqlite") == 4 + copies

@@ -14,6 +14,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent.parent
 LISTENING = re.compile(r"Listening on 127\.0\.0\.1:(\d+)$")
+# The one audio output both servers get unless a test passes its own `output` block: MPD's null
+# output (paced in real time) named "null", without a mixer.
+NULL_OUTPUT = 'audio_output {\n type "null"\n name "null"\n}\n'
 
 
 def free_port() -> int:
@@ -30,13 +33,15 @@ class _Server:
     port: int
     process: subprocess.Popen
 
-    def __init__(self, workdir: Path, extra_config: str = "", music_dir: Path | None = None):
+    def __init__(self, workdir: Path, extra_config: str = "", music_dir: Path | None = None,
+                 output: str | None = None):
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.music_dir = Path(music_dir) if music_dir else self.workdir / "music"
         self.music_dir.mkdir(parents=True, exist_ok=True)
         (self.workdir / "playlists").mkdir(exist_ok=True)
         self.extra_config = extra_config
+        self.output = output or NULL_OUTPUT
         self.config_path = self.workdir / f"{type(self).__name__.lower()}.conf"
         self._lines: list[str] = []
         self._lock = threading.Lock()
@@ -46,7 +51,7 @@ class _Server:
             f'music_directory "{self.music_dir}"\n'
             f'playlist_directory "{self.workdir}/playlists"\n'
             'zeroconf_enabled "no"\n'
-            'audio_output {\n type "null"\n name "null"\n}\n'
+            + self.output
         )
 
     def _launch(self, command: list[str]):
@@ -95,8 +100,9 @@ class TonearmServer(_Server):
     """The built `tonearm` binary, started with `--port 0` on 127.0.0.1."""
 
     def __init__(self, workdir: Path, binary: str | None = None, extra_config: str = "",
-                 args=(), music_dir: Path | None = None, bind: str = 'bind_to_address "127.0.0.1"\n'):
-        super().__init__(workdir, extra_config, music_dir)
+                 args=(), music_dir: Path | None = None, bind: str = 'bind_to_address "127.0.0.1"\n',
+                 output: str | None = None):
+        super().__init__(workdir, extra_config, music_dir, output)
         self.binary = str(Path(binary or os.environ.get("TONEARM_BIN") or REPO / ".build/debug/tonearm").resolve())
         self.args = list(args)
         self.bind = bind
@@ -132,8 +138,8 @@ class MPDServer(_Server):
     """Debian's `mpd` on a free loopback port, in the foreground, with a null output."""
 
     def __init__(self, workdir: Path, extra_config: str = "", music_dir: Path | None = None,
-                 binary: str = "/usr/bin/mpd"):
-        super().__init__(workdir, extra_config, music_dir)
+                 binary: str = "/usr/bin/mpd", output: str | None = None):
+        super().__init__(workdir, extra_config, music_dir, output)
         self.binary = binary
 
     def start(self, timeout: float = 30):

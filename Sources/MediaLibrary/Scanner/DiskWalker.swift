@@ -112,8 +112,9 @@ struct DiskWalker {
         }
     }
 
-    /// `stat` through a symbolic link when the link rules allow following it.
-    private func followedStat(_ path: String, _ info: inout stat) -> Bool {
+    /// `stat` through a symbolic link when the link rules allow following it. The directory
+    /// watcher uses it too, so `auto_update` watches exactly the directories a scan enters.
+    func followedStat(_ path: String, _ info: inout stat) -> Bool {
         guard lstat(path, &info) == 0 else { return false }
         guard info.st_mode & S_IFMT == S_IFLNK else { return true }
         guard followInsideSymlinks || followOutsideSymlinks else { return false }

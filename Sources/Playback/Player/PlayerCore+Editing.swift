@@ -23,11 +23,18 @@ extension PlayerCore {
     ///   than one per song (as `findadd` does).
     /// - Returns: the new entries' ids.
     mutating func append(_ songs: [Song], at position: Int? = nil, bulk: Bool = true) throws(MPDError) -> [Int] {
-        if bulk { beginBulk() }
-        defer { if bulk { commitBulk() } }
         let start = queue.count
         var ids: [Int] = []
-        for song in songs { ids.append(try append(song)) }
+        if bulk { beginBulk() }
+        do {
+            for song in songs { ids.append(try append(song)) }
+        } catch {
+            // What fitted stays, as in MPD, which then reports the full queue.
+            if bulk { commitBulk() }
+            throw error
+        }
+        if bulk { commitBulk() }
+        // Moving into place is a change of its own, as MPD appends and then moves.
         if let position, !ids.isEmpty { try move(start..<queue.count, to: position) }
         return ids
     }
