@@ -180,13 +180,13 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         let sink = CapturingSink()
         let (pipeline, recorder) = makePipeline(frames: [1: 1000], sink: sink, volume: true)
         defer { pipeline.shutDown() }
-        pipeline.setSoftwareVolume(50)
+        pipeline.setVolume(50)
         _ = pipeline.play(PipelineTrack(token: 0, path: "", duration: nil, audioFormat: nil), from: 0, paused: false)
         _ = await recorder.wait { !$0.isEmpty }
         let (other, otherRecorder) = makePipeline(frames: [1: 1000], sink: sink, volume: true)
         defer { other.shutDown() }
         sink.samples.withLock { $0.removeAll() }
-        other.setSoftwareVolume(50)
+        other.setVolume(50)
         _ = other.play(track(1), from: 0, paused: false)
         other.enqueue(nil)
         _ = await otherRecorder.wait { $0.contains(.finished) }

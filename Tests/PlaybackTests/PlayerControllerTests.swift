@@ -14,6 +14,7 @@ final class ScriptedPipeline: AudioPipeline {
         var next: PipelineTrack?
         var paused = false
         var borderPause = false
+        var volume = 100
         var plays: [(token: Int, offset: Double)] = []
         var handler: (@Sendable (UInt64, PipelineEvent) -> Void)?
     }
@@ -35,6 +36,7 @@ final class ScriptedPipeline: AudioPipeline {
     func enqueue(_ track: PipelineTrack?) { state.withLock { $0.next = track } }
     func setPaused(_ paused: Bool) { state.withLock { $0.paused = paused } }
     func setBorderPause(_ enabled: Bool) { state.withLock { $0.borderPause = enabled } }
+    func setVolume(_ level: Int) { state.withLock { $0.volume = level } }
     func stop() {
         state.withLock {
             $0.generation += 1

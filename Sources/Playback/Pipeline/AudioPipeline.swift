@@ -77,6 +77,8 @@ public protocol AudioPipeline: AnyObject, Sendable {
     func setBorderPause(_ enabled: Bool)
     /// Stops and forgets the current and queued tracks.
     func stop()
+    /// Sets the volume (0…100) of the outputs that have a mixer.
+    func setVolume(_ level: Int)
     /// The current state.
     var status: PipelineStatus { get }
     /// The seconds actually played since start, for `stats`' `playtime`.

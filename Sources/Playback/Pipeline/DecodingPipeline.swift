@@ -179,7 +179,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     }
 
     /// Sets the software volume (0…100) applied by outputs with a software mixer.
-    func setSoftwareVolume(_ level: Int) {
+    public func setVolume(_ level: Int) {
         lock.lock()
         volume = level
         lock.unlock()

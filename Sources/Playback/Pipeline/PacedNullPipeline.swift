@@ -84,6 +84,9 @@ public final class PacedNullPipeline: AudioPipeline {
         }
     }
 
+    /// Nothing is heard, so there is nothing to scale.
+    public func setVolume(_ level: Int) {}
+
     public var status: PipelineStatus {
         state.withLock { state in
             guard let track = state.track else { return PipelineStatus(state: .stop) }

@@ -190,6 +190,7 @@ public final class PlayerController: Sendable {
             let value = min(100, max(0, transform(volume)))
             guard value != volume || alwaysAnnounce else { return }
             core.volume = value
+            core.pipeline.setVolume(value)
             core.events.insert(.mixer)
         }
     }

@@ -137,6 +137,10 @@ struct PlayerCore: Sendable {
         if let next {
             if nextID != previous { pipeline.enqueue(track(atOrder: next)) }
             queued = next
+        } else if previous == nil {
+            // Say so explicitly: the pipeline waits at the end of a song until it knows
+            // whether another follows, so that the song after a short one is never missed.
+            pipeline.enqueue(nil)
         }
     }
 

@@ -44,7 +44,10 @@ extension PlayerController {
     ///   - restorePaused: start paused where the file says playing (`restore_paused`).
     public func restore(_ saved: SavedPlayerState, songs: [Song?], restorePaused: Bool) {
         update { core in
-            if core.volume != nil { core.volume = saved.softwareVolume }
+            if core.volume != nil {
+                core.volume = saved.softwareVolume
+                core.pipeline.setVolume(saved.softwareVolume)
+            }
             core.queue.repeatMode = saved.repeatMode
             core.queue.single = saved.single
             core.queue.consume = saved.consume
