@@ -35,3 +35,35 @@ static inline const enum AVSampleFormat *tonearm_decoder_sample_formats(enum AVC
     return codec->sample_fmts;
 #endif
 }
+
+/* Decoding (Playback/FFmpeg). */
+#include <libavutil/replaygain.h>
+
+static const int TONEARM_AVERROR_BUG = AVERROR_BUG;
+static const int TONEARM_AVERROR_BUG2 = AVERROR_BUG2;
+static const int TONEARM_AVERROR_EXTERNAL = AVERROR_EXTERNAL;
+static const int TONEARM_AVERROR_ENOMEM = AVERROR(ENOMEM);
+static const int TONEARM_AVERROR_EINVAL = AVERROR(EINVAL);
+
+/* The stream's ReplayGain side data (which FFmpeg's demuxers fill from REPLAYGAIN_* tags), or
+   NULL. Stream side data moved to AVCodecParameters in FFmpeg 6.1 and the old accessor is
+   deprecated there, so the version decides which field is read. */
+static inline const AVReplayGain *tonearm_stream_replaygain(const AVStream *stream) {
+#if LIBAVFORMAT_VERSION_INT >= AV_VERSION_INT(60, 15, 100)
+    const AVPacketSideData *side = av_packet_side_data_get(stream->codecpar->coded_side_data,
+                                                           stream->codecpar->nb_coded_side_data,
+                                                           AV_PKT_DATA_REPLAYGAIN);
+    if (side == NULL || side->size < sizeof(AVReplayGain)) return NULL;
+    return (const AVReplayGain *)side->data;
+#else
+    size_t size = 0;
+    const uint8_t *data = av_stream_get_side_data(stream, AV_PKT_DATA_REPLAYGAIN, &size);
+    if (data == NULL || size < sizeof(AVReplayGain)) return NULL;
+    return (const AVReplayGain *)data;
+#endif
+}
+
+/* Opening errors that mean "cannot read the file" rather than "cannot decode it". */
+static const int TONEARM_AVERROR_ENOENT = AVERROR(ENOENT);
+static const int TONEARM_AVERROR_EACCES = AVERROR(EACCES);
+static const int TONEARM_AVERROR_EISDIR = AVERROR(EISDIR);
