@@ -52,7 +52,9 @@ import Testing
         PCMFormat(sampleRate: 44100, sample: .float, channels: 1),
     ])
     func alsaFilePCMReceivesTheBytesUnchanged(format: PCMFormat) throws {
-        let path = Self.temporaryDirectory() + "/out.raw"
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/out.raw"
         let device = try Self.make("alsa", ["device": "file:FILE=\(path),FORMAT=raw"])
         #expect(device.plugin == "alsa")
         #expect(try device.open(format: format) == format)
@@ -66,6 +68,7 @@ import Testing
     @Test func alsaNullPCMPausesResumesAndCancels() throws {
         let device = try Self.make("alsa", ["device": "null"])
         #expect(try device.open(format: .cd) == .cd)
+        #expect((device as? ALSAOutput)?.negotiated?.canPause == true, "so pause() below is snd_pcm_pause")
         let second = Self.pattern(PCMFormat.cd.bytesPerSecond)
         #expect(try Self.play(second, to: device) == second.count)
         #expect(device.pause())
@@ -156,7 +159,9 @@ import Testing
     // MARK: pipe
 
     @Test func pipeIntoCatWritesTheSameBytes() throws {
-        let path = Self.temporaryDirectory() + "/pipe.raw"
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/pipe.raw"
         let device = try Self.make("pipe", ["command": "cat > '\(path)'"])
         #expect(device.plugin == "pipe")
         #expect(try device.open(format: .cd) == .cd)
@@ -185,6 +190,7 @@ import Testing
 
     @Test func pipeReopensItsCommand() throws {
         let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let device = try Self.make("pipe", ["command": "cat >> '\(directory)/twice.raw'"])
         for _ in 0..<2 {
             _ = try device.open(format: .cd)
@@ -217,7 +223,9 @@ import Testing
     }
 
     @Test func fifoReaderGetsTheBytesAndTheCreatedFIFOGoesAway() throws {
-        let path = Self.temporaryDirectory() + "/snapfifo"
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/snapfifo"
         let device = try Self.make("fifo", ["path": path])
         #expect(device.plugin == "fifo")
         #expect(try device.open(format: .cd) == .cd)
@@ -235,7 +243,9 @@ import Testing
     }
 
     @Test func fifoWithoutReaderDropsInsteadOfBlocking() throws {
-        let path = Self.temporaryDirectory() + "/fifo"
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/fifo"
         #expect(mkfifo(path, 0o600) == 0)
         let device = FifoOutput(path: path)
         // 6 MB/s, so that overfilling the 64 KiB pipe takes a few paced milliseconds.
@@ -250,7 +260,9 @@ import Testing
     }
 
     @Test func fifoRefusesAFileThatIsNotAFIFO() throws {
-        let path = Self.temporaryDirectory() + "/regular"
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/regular"
         _ = FileManager.default.createFile(atPath: path, contents: Data())
         let device = try Self.make("fifo", ["path": path])
         let error = #expect(throws: OutputError.self) { try device.open(format: .cd) }
