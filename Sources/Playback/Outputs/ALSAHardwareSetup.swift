@@ -123,6 +123,7 @@ enum ALSAHardwareSetup {
     }
 }
 
+/// ALSA's error wording for ``OutputError``.
 extension OutputError {
     /// `"<context>: <snd_strerror(code)>"`, as MPD words a failed ALSA call.
     static func alsa(_ context: String, _ code: Int32) -> OutputError {

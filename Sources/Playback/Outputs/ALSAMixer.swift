@@ -25,12 +25,16 @@ final class ALSAMixer: HardwareMixer {
     /// The element index (`mixer_index`).
     let index: Int
 
+    /// The open mixer, guarded by `state`.
     private struct Handle {
+        /// The `snd_mixer_t`, nil until opened.
         var mixer: OpaquePointer?
+        /// The volume element, nil until found.
         var element: OpaquePointer?
         /// MPD's rounding workaround: the percent last set, and what it read back as, so that
         /// `setvol 51` on a coarse control does not read back as 50.
         var desired = -1
+        /// See `desired`.
         var resulting = -1
     }
 
@@ -43,6 +47,7 @@ final class ALSAMixer: HardwareMixer {
         self.index = index
     }
 
+    /// Closes the mixer handle with the mixer.
     deinit { state.withLock { Self.close(&$0) } }
 
     /// The control device for a PCM name: the PCM's card for `hw:` and `plughw:` names,
@@ -56,6 +61,8 @@ final class ALSAMixer: HardwareMixer {
         return "default"
     }
 
+    /// Reads the front-left channel as MPD does, answering the percent last set while the
+    /// control still sits where that put it.
     func volume() throws(OutputError) -> Int {
         try state.withLock { (handle: inout Handle) throws(OutputError) -> Int in
             let element = try open(&handle)
@@ -75,6 +82,7 @@ final class ALSAMixer: HardwareMixer {
         }
     }
 
+    /// Sets every channel, rounding up so that a coarse control never ends below the request.
     func setVolume(_ volume: Int) throws(OutputError) {
         let clamped = min(max(volume, 0), 100)
         try state.withLock { (handle: inout Handle) throws(OutputError) in
@@ -176,6 +184,7 @@ final class ALSAMixer: HardwareMixer {
     }
 }
 
+/// Control-name matching for the mixer.
 extension String {
     /// ASCII case-insensitive equality, as MPD's `StringEqualsCaseASCII` matches control names.
     fileprivate func caseInsensitiveEquals(_ other: String) -> Bool {

@@ -55,8 +55,11 @@ public final class ALSAOutput: AudioOutputDevice {
         self.init(name: name, device: device, bufferTime: 500_000, periodTime: 0, forced: nil, mixer: nil)
     }
 
+    /// Closes the PCM if the owner forgot, so the card is not held after the output is gone.
     deinit { close() }
 
+    /// Opens `device` and negotiates the format (see ``ALSAHardwareSetup``); a device left open
+    /// by an earlier open is closed first.
     public func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
         close()
         tonearm_alsa_silence_errors()
@@ -89,6 +92,8 @@ public final class ALSAOutput: AudioOutputDevice {
         return result.format
     }
 
+    /// Writes whole frames with blocking `snd_pcm_writei`, recovering from underruns, after
+    /// undoing a pause or a cancel.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         guard let pcm, frameSize > 0 else {
             throw OutputError("snd_pcm_writei() failed: ALSA device \"\(device)\" is not open")
@@ -120,6 +125,7 @@ public final class ALSAOutput: AudioOutputDevice {
         mustPrepare = true
     }
 
+    /// Drops the buffered audio at once (`snd_pcm_drop`) so stop and seek are heard immediately.
     public func cancel() {
         guard let pcm else { return }
         _ = snd_pcm_drop(pcm)
@@ -144,6 +150,7 @@ public final class ALSAOutput: AudioOutputDevice {
         }
     }
 
+    /// Closes the PCM without draining it (``drain()`` is the caller's choice), as MPD does.
     public func close() {
         guard let pcm else { return }
         snd_pcm_close(pcm)

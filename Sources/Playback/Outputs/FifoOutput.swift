@@ -48,11 +48,13 @@ public final class FifoOutput: AudioOutputDevice {
         self.init(name: name, path: path, forced: nil)
     }
 
+    /// Releases the FIFO (see ``release()``) when the output goes away.
     deinit { release() }
 
     /// Whether this output made the FIFO (and so will remove it when released).
     public var createdFIFO: Bool { created }
 
+    /// Creates and opens the FIFO on the first open, then starts a clock for `format`.
     public func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
         if output < 0 { try openFIFO() }
         let actual = forced.apply(to: format)
@@ -60,6 +62,7 @@ public final class FifoOutput: AudioOutputDevice {
         return actual
     }
 
+    /// Paces, then writes everything non-blocking, emptying the FIFO when it is full.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         guard output >= 0, clock != nil, let base = bytes.baseAddress else {
             if bytes.isEmpty { return 0 }
@@ -87,6 +90,7 @@ public final class FifoOutput: AudioOutputDevice {
         return done
     }
 
+    /// Waits until the reader has had time to play what was written.
     public func drain() {
         clock?.waitUntilPlayed()
     }

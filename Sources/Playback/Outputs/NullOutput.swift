@@ -45,6 +45,7 @@ public final class NullOutput: AudioOutputDevice {
     /// How far the paced audio runs ahead of the clock (MPD's `Delay()`); zero without sync.
     public var delay: Duration { .nanoseconds(Int64(clock?.delayNanoseconds ?? 0)) }
 
+    /// Takes any format (or the forced one) and starts counting from zero.
     public func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
         let actual = forced.apply(to: format)
         opened = actual
@@ -53,6 +54,8 @@ public final class NullOutput: AudioOutputDevice {
         return actual
     }
 
+    /// Counts the whole frames in `bytes`, first waiting for the previous write to have
+    /// "played" when synced.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         guard let frameSize = opened?.frameSize, frameSize > 0 else {
             throw OutputError("The null output \"\(name)\" is not open")
@@ -63,10 +66,12 @@ public final class NullOutput: AudioOutputDevice {
         return count
     }
 
+    /// Waits until the last write has "played", so a song ends when its time is up.
     public func drain() {
         clock?.waitUntilPlayed()
     }
 
+    /// Forgets the position and the clock: stop and seek start afresh.
     public func cancel() {
         clock?.reset()
         written = 0
@@ -78,6 +83,7 @@ public final class NullOutput: AudioOutputDevice {
         return true
     }
 
+    /// Ends this playback.
     public func close() {
         clock = nil
         opened = nil

@@ -41,11 +41,14 @@ public final class PipeOutput: AudioOutputDevice {
         self.init(name: name, command: command, forced: nil)
     }
 
+    /// Ends the command if the owner did not close the output.
     deinit { close() }
 
     /// The running command's process id, while open.
     public var processID: Int32? { child > 0 ? child : nil }
 
+    /// Starts the command (ending one left from an earlier open) and takes `format` as it is:
+    /// the command must expect it, which the `format` option pins.
     public func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
         close()
         let (pid, input) = try Self.spawn(command)
@@ -54,6 +57,7 @@ public final class PipeOutput: AudioOutputDevice {
         return forced.apply(to: format)
     }
 
+    /// Writes everything to the command's standard input, blocking while its pipe is full.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         guard fd >= 0, let base = bytes.baseAddress else {
             if bytes.isEmpty { return 0 }
