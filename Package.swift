@@ -56,7 +56,7 @@ let package = Package(
         ),
         .target(
             name: "Playback",
-            dependencies: ["CFFmpeg", "CALSA", "MPDProtocol", "MediaLibrary"],
+            dependencies: ["CFFmpeg", "CALSA", "MPDProtocol", "MediaLibrary", "Configuration"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -103,7 +103,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PlaybackTests",
-            dependencies: ["Playback", "MediaLibrary", "MPDProtocol"],
+            dependencies: ["Playback", "MediaLibrary", "MPDProtocol", "Configuration"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strictSettings),

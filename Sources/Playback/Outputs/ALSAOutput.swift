@@ -1,0 +1,187 @@
+import CALSA
+import Glibc
+
+/// MPD's `alsa` output: a PCM opened by name (`device`, default `default`), written with
+/// blocking `snd_pcm_writei` from the output thread.
+///
+/// MPD drives ALSA non-blocking from its I/O event loop with a ring buffer in between; Tonearm
+/// has a dedicated output thread per output, so it writes blocking, which keeps the write path
+/// free of locks and copies. The device is opened non-blocking and switched to blocking after,
+/// so that a busy `hw:` device fails at once (`Device or resource busy`) instead of hanging the
+/// thread until it is free.
+///
+/// - Format: ``ALSAHardwareSetup`` (MPD's negotiation and buffer/period defaults).
+/// - Underruns and suspends are recovered with `snd_pcm_recover` and the write goes on.
+/// - `pause` uses `snd_pcm_pause` where the hardware can pause; the next write resumes.
+/// - `cancel` drops the buffer (`snd_pcm_drop`); the device is prepared again only when the
+///   next write comes, as MPD does (preparing at once makes some drivers click).
+/// - Options: `device`, `buffer_time`, `period_time` (µs) and, for the mixer, `mixer_device`,
+///   `mixer_control`, `mixer_index` (see ``ALSAMixer``).
+public final class ALSAOutput: AudioOutputDevice {
+    /// The configured name.
+    public let name: String
+    /// `alsa`.
+    public var plugin: String { "alsa" }
+    /// The ALSA PCM name (`device`).
+    public let device: String
+    /// The simple-mixer volume control, when `mixer_type` is `hardware`.
+    public var hardwareMixer: (any HardwareMixer)? { mixer }
+
+    private let bufferTime: UInt32
+    private let periodTime: UInt32
+    private let forced: ForcedFormat?
+    private let mixer: ALSAMixer?
+    private var pcm: OpaquePointer?
+    private var frameSize = 0
+    private var canPause = false
+    private var paused = false
+    private var mustPrepare = false
+    /// What the last open negotiated, for `outputs`' attributes and tests.
+    public private(set) var negotiated: ALSAHardwareSetupSummary?
+
+    /// Creates an ALSA output; nothing is opened until ``open(format:)``.
+    init(name: String, device: String, bufferTime: Int, periodTime: Int, forced: ForcedFormat?, mixer: ALSAMixer?) {
+        self.name = name
+        self.device = device
+        self.bufferTime = UInt32(clamping: bufferTime)
+        self.periodTime = UInt32(clamping: periodTime)
+        self.forced = forced
+        self.mixer = mixer
+    }
+
+    /// Creates an ALSA output directly, for tests: MPD's default buffer and period times and no
+    /// mixer.
+    public convenience init(name: String = "alsa", device: String = "default") {
+        self.init(name: name, device: device, bufferTime: 500_000, periodTime: 0, forced: nil, mixer: nil)
+    }
+
+    /// Closes the PCM if the owner forgot, so the card is not held after the output is gone.
+    deinit { close() }
+
+    /// Opens `device` and negotiates the format (see ``ALSAHardwareSetup``); a device left open
+    /// by an earlier open is closed first.
+    public func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
+        close()
+        tonearm_alsa_silence_errors()
+        var handle: OpaquePointer?
+        let err = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
+        guard err >= 0, let handle else {
+            throw OutputError.alsa("Failed to open ALSA device \"\(device)\"", err)
+        }
+        let result: ALSAHardwareSetup.Result
+        do {
+            result = try ALSAHardwareSetup.configure(
+                handle, format: forced.apply(to: format), bufferTime: bufferTime, periodTime: periodTime)
+        } catch {
+            snd_pcm_close(handle)
+            throw OutputError("Error opening ALSA device \"\(device)\"; \(error.message)", code: error.code)
+        }
+        let blocking = snd_pcm_nonblock(handle, 0)
+        if blocking < 0 {
+            snd_pcm_close(handle)
+            throw OutputError.alsa("Error opening ALSA device \"\(device)\"; snd_pcm_nonblock() failed", blocking)
+        }
+        pcm = handle
+        frameSize = result.format.frameSize
+        canPause = result.canPause
+        paused = false
+        mustPrepare = false
+        negotiated = ALSAHardwareSetupSummary(
+            format: result.format, bufferFrames: Int(result.bufferFrames),
+            periodFrames: Int(result.periodFrames), canPause: result.canPause)
+        return result.format
+    }
+
+    /// Writes whole frames with blocking `snd_pcm_writei`, recovering from underruns, after
+    /// undoing a pause or a cancel.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+        guard let pcm, frameSize > 0 else {
+            throw OutputError("snd_pcm_writei() failed: ALSA device \"\(device)\" is not open")
+        }
+        guard let base = bytes.baseAddress else { return 0 }
+        try resume(pcm)
+        let frames = bytes.count / frameSize
+        var done = 0
+        while done < frames {
+            let n = snd_pcm_writei(pcm, base + done * frameSize, snd_pcm_uframes_t(frames - done))
+            if n >= 0 {
+                done += n
+                continue
+            }
+            if n == -Int(EAGAIN) || n == -Int(EINTR) { continue }
+            // Underrun (EPIPE) or suspend (ESTRPIPE): prepare or resume and go on writing.
+            let recovered = snd_pcm_recover(pcm, Int32(truncatingIfNeeded: n), 1)
+            if recovered < 0 { throw .alsa("snd_pcm_writei() failed", n) }
+        }
+        return done * frameSize
+    }
+
+    /// Plays out the buffer (`snd_pcm_drain`, which blocks until the last frame was heard).
+    public func drain() {
+        guard let pcm, !mustPrepare else { return }
+        if paused { _ = snd_pcm_pause(pcm, 0) }
+        paused = false
+        _ = snd_pcm_drain(pcm)
+        mustPrepare = true
+    }
+
+    /// Drops the buffered audio at once (`snd_pcm_drop`) so stop and seek are heard immediately.
+    public func cancel() {
+        guard let pcm else { return }
+        _ = snd_pcm_drop(pcm)
+        paused = false
+        mustPrepare = true
+    }
+
+    /// Pauses with `snd_pcm_pause` when the hardware can; a device that has not started (or was
+    /// just cancelled) has nothing playing and counts as paused.
+    public func pause() -> Bool {
+        guard let pcm else { return false }
+        if paused || mustPrepare { return true }
+        switch snd_pcm_state(pcm) {
+        case SND_PCM_STATE_PREPARED, SND_PCM_STATE_SETUP:
+            return true
+        case SND_PCM_STATE_RUNNING:
+            guard canPause, snd_pcm_pause(pcm, 1) == 0 else { return false }
+            paused = true
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Closes the PCM without draining it (``drain()`` is the caller's choice), as MPD does.
+    public func close() {
+        guard let pcm else { return }
+        snd_pcm_close(pcm)
+        self.pcm = nil
+        frameSize = 0
+        paused = false
+        mustPrepare = false
+    }
+
+    /// Undoes pause and cancel before writing: unpause, or prepare the dropped device.
+    private func resume(_ pcm: OpaquePointer) throws(OutputError) {
+        if paused {
+            paused = false
+            if snd_pcm_pause(pcm, 0) < 0 { mustPrepare = true }
+        }
+        if mustPrepare {
+            mustPrepare = false
+            let err = snd_pcm_prepare(pcm)
+            if err < 0 { throw .alsa("snd_pcm_prepare() failed", err) }
+        }
+    }
+}
+
+/// What an ALSA device took when it was opened.
+public struct ALSAHardwareSetupSummary: Sendable, Equatable {
+    /// The format it plays.
+    public var format: PCMFormat
+    /// Its ring buffer, in frames.
+    public var bufferFrames: Int
+    /// One period, in frames.
+    public var periodFrames: Int
+    /// Whether it pauses in hardware.
+    public var canPause: Bool
+}

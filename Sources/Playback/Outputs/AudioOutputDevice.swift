@@ -1,0 +1,65 @@
+/// One audio device: the sink at the end of the pipeline for one `audio_output` block.
+///
+/// A device is driven by exactly one output thread, in the order open, many writes (with
+/// drain, cancel and pause between them), close, and then possibly open again. It is not
+/// `Sendable` because that one thread owns it: create it (``OutputFactory/make(_:defaultMixerType:)``)
+/// and hand it to its thread. Only ``hardwareMixer`` is shared, so that volume commands can
+/// reach it from elsewhere.
+///
+/// The calls mirror MPD's `AudioOutput` plugin interface (`Open`, `Play`, `Drain`, `Cancel`,
+/// `Pause`, `Close`), so MPD's behaviour for each plugin maps onto them one to one.
+public protocol AudioOutputDevice: AnyObject {
+    /// The configured `name`, which clients see in `outputs`.
+    var name: String { get }
+    /// The plugin, as the `type` option and `outputs`' `plugin:` line spell it: `alsa`,
+    /// `null`, `pipe`, `fifo`.
+    var plugin: String { get }
+
+    /// Opens the device for audio in `format` and returns the format it actually takes.
+    ///
+    /// That may differ from `format`: the output's `format` option forces fields (`*` keeps the
+    /// source's), and a device may negotiate another sample type, rate or channel count (as
+    /// MPD's ALSA plugin does). The caller converts to the returned format before writing.
+    func open(format: PCMFormat) throws(OutputError) -> PCMFormat
+
+    /// Plays `bytes` (interleaved PCM in the opened format, whole frames) and returns how many
+    /// bytes the device took, blocking until it took them.
+    ///
+    /// It runs on the real-time output thread, so it must not allocate on its normal path
+    /// (an error, which ends the playback on this output, may). A trailing partial frame is
+    /// not taken.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int
+
+    /// Plays out what the device has buffered and returns when it has been heard: the end of
+    /// playback, so that the last second is not cut off.
+    func drain()
+
+    /// Drops what the device has buffered, for stop and seek: the old audio must not be heard
+    /// after the command.
+    func cancel()
+
+    /// Pauses the device in place.
+    ///
+    /// - Returns: true if the device paused itself and will resume with the next write (ALSA's
+    ///   `snd_pcm_pause` where the hardware supports it; the paced outputs stop their clock);
+    ///   false if it cannot, and the caller simply stops writing (and may close and reopen it),
+    ///   as MPD closes outputs that cannot pause.
+    func pause() -> Bool
+
+    /// Closes the device. It may be opened again.
+    func close()
+
+    /// The device's own volume control, present when it has one and its `mixer_type` is
+    /// `hardware` (the ALSA simple mixer). Software volume is applied to the samples by the
+    /// output thread with ``SoftwareVolume`` instead.
+    var hardwareMixer: (any HardwareMixer)? { get }
+}
+
+/// A volume control in the device itself, reached from the partition's command handlers while
+/// the output thread plays (hence `Sendable`).
+public protocol HardwareMixer: AnyObject, Sendable {
+    /// The current volume, 0…100, as `status` and `getvol` report it.
+    func volume() throws(OutputError) -> Int
+    /// Sets the volume, 0…100 (`setvol`, `volume`).
+    func setVolume(_ volume: Int) throws(OutputError)
+}

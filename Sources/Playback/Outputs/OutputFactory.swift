@@ -1,0 +1,58 @@
+public import Configuration
+
+/// Builds the device for one `audio_output` block.
+///
+/// Everything the block can get wrong (an unknown type, a missing `command` or `path`, a bad
+/// `format` or `sync`) is reported here, when the configuration is read, as MPD reports it
+/// when it starts; nothing is opened until the output thread calls
+/// ``AudioOutputDevice/open(format:)``.
+public enum OutputFactory {
+    /// The plugins Tonearm has, by `type`.
+    public static let plugins = ["alsa", "null", "pipe", "fifo"]
+
+    /// Makes the device `config` describes.
+    ///
+    /// - Parameters:
+    ///   - config: the block; its `format` (already merged with the global
+    ///     `audio_output_format` by the caller, if any) is forced on every open.
+    ///   - defaultMixerType: the global `mixer_type`, for blocks that do not set their own; it
+    ///     decides whether an ALSA output gets its ``AudioOutputDevice/hardwareMixer``.
+    public static func make(
+        _ config: AudioOutputConfiguration, defaultMixerType: MixerType = .hardware
+    ) throws(OutputError) -> any AudioOutputDevice {
+        let settings = OutputSettings(config)
+        let forced = try ForcedFormat(config.format)
+        switch config.type {
+        case "null":
+            return NullOutput(name: config.name, sync: try settings.bool("sync", default: true), forced: forced)
+        case "pipe":
+            guard let command = settings["command"], !command.isEmpty else {
+                throw OutputError("No \"command\" parameter specified")
+            }
+            return PipeOutput(name: config.name, command: command, forced: forced)
+        case "fifo":
+            guard let path = settings["path"], !path.isEmpty else {
+                throw OutputError("No \"path\" parameter specified")
+            }
+            return FifoOutput(name: config.name, path: path, forced: forced)
+        case "alsa":
+            let device = settings["device"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+            let mixer: ALSAMixer?
+            if (config.mixerType ?? defaultMixerType) == .hardware {
+                mixer = ALSAMixer(
+                    device: settings["mixer_device"] ?? ALSAMixer.defaultDevice(forPCM: device),
+                    control: settings["mixer_control"],
+                    index: try settings.integer("mixer_index", default: 0, in: 0...Int(Int32.max)))
+            } else {
+                mixer = nil
+            }
+            return ALSAOutput(
+                name: config.name, device: device,
+                bufferTime: try settings.integer("buffer_time", default: 500_000, in: 1...Int(UInt32.max)),
+                periodTime: try settings.integer("period_time", default: 0, in: 0...Int(UInt32.max)),
+                forced: forced, mixer: mixer)
+        default:
+            throw OutputError("No such audio output plugin: \(config.type)")
+        }
+    }
+}
