@@ -21,6 +21,9 @@ public final class ServerContext: Sendable {
     public let startTime = ContinuousClock.now
     /// The default partition's player: its queue, playback and volume.
     public let player: PlayerController
+    /// The audio outputs (`outputs`, `enableoutput`, …); `nil` when the player runs on the
+    /// clock-paced stand-in without devices (unit tests).
+    public let outputs: (any AudioOutputControl)?
     private let shutdown: @Sendable () -> Void
 
     /// Creates the shared context.
@@ -32,15 +35,16 @@ public final class ServerContext: Sendable {
         metadataTags: TagMask = .defaultMetadata,
         decoders: DecoderCatalog,
         library: MediaLibrary? = nil,
-        pipeline: (any AudioPipeline)? = nil,
+        audio: DecodingPipeline? = nil,
         shutdown: @escaping @Sendable () -> Void
     ) {
         self.library = library
+        outputs = audio
         let musicDirectory = configuration.musicDirectory
         player = PlayerController(
             maximumLength: configuration.maxPlaylistLength,
-            pipeline: pipeline ?? PacedNullPipeline(),
-            hasMixer: Self.hasMixer(configuration),
+            pipeline: audio ?? PacedNullPipeline(),
+            hasMixer: audio?.hasMixer ?? Self.hasMixer(configuration),
             path: { uri in library?.absolutePath(of: uri) ?? musicDirectory + "/" + uri },
             notify: { [idleBus] events in idleBus.emit(events, partition: "default") }
         )
@@ -58,9 +62,9 @@ public final class ServerContext: Sendable {
         return library
     }
 
-    /// Whether volume can be changed: some enabled output has a software mixer, or an ALSA
-    /// output keeps its default hardware mixer (played as software volume until the ALSA
-    /// mixer is bound). MPD's `null` output has no hardware mixer.
+    /// Whether volume can be changed without real outputs (the stand-in pipeline): some
+    /// enabled output has a software mixer, or is ALSA with a hardware one. MPD's `null`
+    /// output has no hardware mixer.
     static func hasMixer(_ configuration: TonearmConfiguration) -> Bool {
         configuration.audioOutputs.contains { output in
             guard output.enabled else { return false }

@@ -52,7 +52,8 @@ public final class TonearmServer: Service {
             idleBus: idleBus,
             metadataTags: TagMask(metadataToUse: configuration.metadataToUse),
             decoders: decoders,
-            library: library
+            library: library,
+            audio: DecodingPipeline.make(configuration: configuration) { problem in logger.error("\(problem)") }
         ) {
             listeners.closeAll()
             registry.closeAll()

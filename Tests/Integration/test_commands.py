@@ -14,9 +14,9 @@ def test_commands_lists_exactly_what_is_implemented(tonearm):
             if name in ("close", "kill", "idle"):
                 continue
             assert "unknown command" not in c.command(name)[-1], name
-    assert {"play", "currentsong", "add", "status", "setvol", "plchanges"} <= set(names)
-    # Stored playlists, stickers and outputs come with later issues: not advertised before.
-    assert not {"load", "save", "sticker", "outputs", "partition"} & set(names)
+    assert {"play", "currentsong", "add", "status", "setvol", "plchanges", "outputs", "enableoutput"} <= set(names)
+    # Stored playlists, stickers and partitions come with a later issue: not advertised before.
+    assert not {"load", "save", "sticker", "partition", "outputset"} & set(names)
 
 
 def test_tagtypes_are_per_connection(tonearm):

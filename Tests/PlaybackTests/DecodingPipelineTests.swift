@@ -79,10 +79,6 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
             openSource: { track in
                 guard let count = frames[track.token] else { throw CocoaError(.fileNoSuchFile) }
                 return CountingSource(first: track.token * 100_000, frames: count)
-            },
-            applyVolume: { buffer, _, level in
-                let samples = buffer.bindMemory(to: Int16.self)
-                for index in samples.indices { samples[index] = Int16(Int(samples[index]) * level / 100) }
             })
         let recorder = EventRecorder()
         pipeline.setEventHandler { _, event in recorder.record(event) }
@@ -190,7 +186,11 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         _ = other.play(track(1), from: 0, paused: false)
         other.enqueue(nil)
         _ = await otherRecorder.wait { $0.contains(.finished) }
-        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 1000).map { Int16(Int($0) * 50 / 100) }) == nil)
+        // The same scaling as MPD's software mixer, applied here in one go.
+        var expected = counting(1, 1000)
+        var volume = SoftwareVolume()
+        expected.withUnsafeMutableBytes { volume.apply(50, to: $0, format: PCMFormat(sampleRate: 1000, sample: .s16, channels: 1)) }
+        #expect(sameSamples(sink.samples.withLock { $0 }, expected) == nil)
         _ = recorder
     }
 }

@@ -22,6 +22,7 @@ struct CommandTableTests {
             "add", "addid", "addtagid", "clear", "cleartagid", "delete", "deleteid", "move", "moveid", "prio",
             "prioid", "rangeid", "shuffle", "swap", "swapid",
             "playlist", "playlistfind", "playlistid", "playlistinfo", "playlistsearch", "plchanges", "plchangesposid",
+            "outputs", "enableoutput", "disableoutput", "toggleoutput",
         ])
     }
 

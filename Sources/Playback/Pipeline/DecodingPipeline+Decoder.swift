@@ -141,9 +141,10 @@ extension DecodingPipeline {
         }
     }
 
-    /// The format of the stream: an output's forced `format`, else the first song's own.
+    /// The format of the stream: the first output's forced `format` (`*` fields taken from
+    /// the song), else the first song's own.
     func outputFormat(for source: PCMFormat) -> PCMFormat {
-        outputs.lazy.compactMap(\.format).first ?? source
+        outputs.lazy.compactMap { $0.format.flatMap { PCMFormat(mpdFormat: $0, source: source) } }.first ?? source
     }
 
     static func message(_ error: any Error, path: String) -> String {

@@ -3,41 +3,67 @@ import Foundation
 /// The output threads: each plays every chunk on its device; the reference output also
 /// keeps the time and reports song changes.
 extension DecodingPipeline {
-    func outputLoop(_ index: Int, reader: Int) {
-        let output = outputs[index]
-        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.chunkSize, alignment: 16)
-        defer { scratch.deallocate() }
-        var openFormat: PCMFormat?
+    /// What an output thread keeps between chunks.
+    private struct OutputThreadState {
+        var reader: Int?
+        var requested: PCMFormat?
+        var device: PCMFormat?
         var seenGeneration: UInt64 = 0
         var currentToken: Int?
         var devicePaused = false
+        var volume = SoftwareVolume()
+    }
+
+    func outputLoop(_ index: Int, reader: Int) {
+        let output = outputs[index]
+        // Room for a chunk widened from 16-bit samples to 32-bit ones.
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.chunkSize * 2, alignment: 16)
+        defer { scratch.deallocate() }
+        var thread = OutputThreadState(reader: reader)
 
         lock.lock()
-        while true {
+        while !shutdown {
+            guard let reader = thread.reader, enabled[index], !failedOutputs.contains(index) else {
+                // Disabled or failed: release the device and wait; a failed output tries again
+                // with the next `play` (a new generation), as MPD retries it.
+                if let reader = thread.reader {
+                    buffer.removeReader(reader)
+                    thread.reader = nil
+                    closeDevice(output, &thread)
+                }
+                let generationAtFailure = generation
+                while !shutdown && !(enabled[index] && (!failedOutputs.contains(index) || generation != generationAtFailure)) {
+                    lock.wait()
+                }
+                if shutdown { break }
+                failedOutputs.remove(index)
+                thread.reader = buffer.addReader()
+                thread.seenGeneration = generation
+                thread.currentToken = nil
+                chooseReference()
+                continue
+            }
             // Wait for a chunk, a flush, or the end of a pause.
-            while !shutdown && (generation == seenGeneration && (paused || !buffer.hasChunk(reader: reader))) {
-                if paused && !devicePaused && openFormat != nil {
+            while !shutdown && enabled[index] && generation == thread.seenGeneration
+                && (paused || !buffer.hasChunk(reader: reader)) {
+                if paused && !thread.devicePaused && thread.device != nil {
                     lock.unlock()
-                    devicePaused = output.sink.pause()
+                    thread.devicePaused = output.sink.pause()
                     lock.lock()
                     continue
                 }
                 lock.wait()
             }
-            if shutdown { break }
-            if generation != seenGeneration {
-                // Stop, seek or a new song: drop what the device holds.
-                seenGeneration = generation
-                currentToken = nil
-                let wasOpen = openFormat != nil
+            if shutdown || !enabled[index] { continue }
+            if generation != thread.seenGeneration {
+                // Stop, seek or a new song: drop what the device holds; close it on stop.
+                thread.seenGeneration = generation
+                thread.currentToken = nil
                 let stopped = playingToken == nil
                 lock.unlock()
-                if wasOpen { output.sink.cancel() }
-                if stopped && wasOpen {
-                    output.sink.close()
-                    openFormat = nil
-                }
-                devicePaused = false
+                if thread.device != nil { output.sink.cancel() }
+                if stopped { closeDevice(output, &thread) }
+                thread.devicePaused = false
                 lock.lock()
                 continue
             }
@@ -46,7 +72,7 @@ extension DecodingPipeline {
             let isReference = reference == index
             if info.isEnd {
                 lock.unlock()
-                if openFormat != nil { output.sink.drain() }
+                if thread.device != nil { output.sink.drain() }
                 lock.lock()
                 if chunkGeneration == generation {
                     buffer.release(reader: reader)
@@ -57,7 +83,7 @@ extension DecodingPipeline {
                 }
                 continue
             }
-            if let previous = currentToken, previous != info.token, isReference {
+            if let previous = thread.currentToken, previous != info.token, isReference {
                 // The reference output reaches the next song: that is when it is heard.
                 playingToken = info.token
                 playedTime = info.time
@@ -67,52 +93,27 @@ extension DecodingPipeline {
                 if borderPause {
                     paused = true
                     post(.borderPause, generation: chunkGeneration)
-                    currentToken = info.token
+                    thread.currentToken = info.token
                     continue
                 }
             }
-            currentToken = info.token
+            thread.currentToken = info.token
             let level = volume
             lock.unlock()
 
-            devicePaused = false
-            var failure: String?
-            if openFormat != info.format {
-                if openFormat != nil { output.sink.close() }
-                do {
-                    openFormat = try output.sink.open(format: info.format)
-                } catch {
-                    openFormat = nil
-                    failure = "\(error)"
-                }
-            }
-            var done = 0
-            if failure == nil {
-                scratch.copyMemory(from: UnsafeRawBufferPointer(bytes))
-                let samples = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<bytes.count])
-                if output.softwareVolume && level < 100 { applyVolume(samples, info.format, level) }
-                while done < samples.count && failure == nil {
-                    do {
-                        let taken = try output.sink.write(UnsafeRawBufferPointer(rebasing: samples[done...]))
-                        if taken <= 0 { break }
-                        done += taken
-                    } catch {
-                        failure = "\(error)"
-                    }
-                    if done < samples.count && isFlushed(since: chunkGeneration) { break }
-                }
-            }
+            thread.devicePaused = false
+            let (done, failure) = play(bytes, info, on: output, &thread, level: level, scratch: scratch,
+                                       generation: chunkGeneration)
 
             lock.lock()
             if let failure {
-                outputFailed(index, reader: reader, message: failure, generation: chunkGeneration)
-                lock.unlock()
-                return
+                outputFailed(index, message: failure, generation: chunkGeneration)
+                continue
             }
             if chunkGeneration == generation {
                 buffer.release(reader: reader)
-                if reference == index {
-                    let seconds = Double(done) / Double(info.format.bytesPerSecond)
+                if reference == index, let device = thread.device {
+                    let seconds = Double(done) / Double(device.bytesPerSecond)
                     playedTime = info.time + seconds
                     played += seconds
                     bitrate = info.bitrate
@@ -120,8 +121,61 @@ extension DecodingPipeline {
                 }
             }
         }
-        buffer.removeReader(reader)
+        if let reader = thread.reader { buffer.removeReader(reader) }
         lock.unlock()
+        closeDevice(output, &thread)
+    }
+
+    /// Opens the device for the chunk's format if needed, converts and scales the samples,
+    /// and writes them. Runs without the lock.
+    /// - Returns: the device bytes written and the failure, if any.
+    private func play(
+        _ bytes: UnsafeMutableRawBufferPointer, _ info: ChunkInfo, on output: Output, _ thread: inout OutputThreadState,
+        level: Int, scratch: UnsafeMutableRawBufferPointer, generation chunkGeneration: UInt64
+    ) -> (Int, String?) {
+        if thread.requested != info.format {
+            if thread.device != nil { output.sink.close() }
+            do {
+                thread.device = try output.sink.open(format: info.format)
+                thread.requested = info.format
+            } catch {
+                thread.device = nil
+                thread.requested = nil
+                return (0, "\(error)")
+            }
+        }
+        guard let device = thread.device else { return (0, "output not open") }
+        let samples: UnsafeMutableRawBufferPointer
+        if device.sample == info.format.sample {
+            scratch.copyMemory(from: UnsafeRawBufferPointer(bytes))
+            samples = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<bytes.count])
+        } else if device.sampleRate == info.format.sampleRate && device.channels == info.format.channels {
+            let count = SampleConversion.convert(UnsafeRawBufferPointer(bytes), from: info.format.sample,
+                                                 into: scratch, to: device.sample)
+            samples = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count])
+        } else {
+            return (0, "\(output.name): the device took \(device) for \(info.format), which cannot be converted")
+        }
+        if output.softwareVolume && level < 100 { thread.volume.apply(level, to: samples, format: device) }
+        var done = 0
+        while done < samples.count {
+            do {
+                let taken = try output.sink.write(UnsafeRawBufferPointer(rebasing: samples[done...]))
+                if taken <= 0 { break }
+                done += taken
+            } catch {
+                return (done, "\(error)")
+            }
+            if done < samples.count && isFlushed(since: chunkGeneration) { break }
+        }
+        return (done, nil)
+    }
+
+    private func closeDevice(_ output: Output, _ thread: inout OutputThreadState) {
+        guard thread.device != nil else { return }
+        output.sink.close()
+        thread.device = nil
+        thread.requested = nil
     }
 
     private func isFlushed(since chunkGeneration: UInt64) -> Bool {
@@ -130,14 +184,17 @@ extension DecodingPipeline {
         return generation != chunkGeneration
     }
 
-    /// An output that cannot play leaves the pipeline; the next working one becomes the
-    /// reference. With none left, the player hears why. Called with the lock held.
-    private func outputFailed(_ index: Int, reader: Int, message: String, generation chunkGeneration: UInt64) {
-        buffer.removeReader(reader)
+    /// The first enabled, working output keeps the time. Called with the lock held.
+    func chooseReference() {
+        reference = outputs.indices.first { enabled[$0] && !failedOutputs.contains($0) }
+    }
+
+    /// An output that cannot play leaves the pipeline until the next `play`; the next working
+    /// one becomes the reference. With none left, the player hears why. Called with the lock held.
+    private func outputFailed(_ index: Int, message: String, generation chunkGeneration: UInt64) {
         failedOutputs.insert(index)
-        if reference == index {
-            reference = outputs.indices.first { !failedOutputs.contains($0) }
-        }
+        outputErrors[index] = message
+        chooseReference()
         lock.broadcast()
         if reference == nil {
             post(.failed(message), generation: chunkGeneration)

@@ -10,25 +10,32 @@ import Synchronization
 /// crosses into the next song the player hears `started`. Device and decoder calls happen
 /// outside the lock.
 public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
+    // Every stored property is either immutable or guarded by `lock`; the threads started in
+    // `init` only touch them under it (device and decoder calls happen outside, on values
+    // each thread owns), which the compiler cannot see, hence @unchecked.
     /// Opens a song for the decoder thread.
     typealias SourceOpener = (PipelineTrack) throws -> any PCMSource
 
     /// One audio output as the pipeline drives it.
     struct Output {
         let name: String
+        var plugin = "test"
         let sink: any PCMSink
-        /// The output's forced format (`format`), if any.
-        let format: PCMFormat?
+        /// The output's forced format (`format`, MPD's notation with `*` fields), if any.
+        let format: String?
         /// Whether samples are scaled by the software volume before the device.
         let softwareVolume: Bool
+        /// The device's own mixer, for `mixer_type "hardware"`.
+        var mixer: (any HardwareMixer)?
+        /// Whether the output plays from the start (`enabled`).
+        var enabledAtStart = true
     }
 
     let lock = NSCondition()
     let buffer: PCMBuffer
     let mailbox = PipelineMailbox()
     let openSource: SourceOpener
-    let applyVolume: (UnsafeMutableRawBufferPointer, PCMFormat, Int) -> Void
-    var outputs: [Output]
+    let outputs: [Output]
 
     // Guarded by `lock`.
     var generation: UInt64 = 0
@@ -48,6 +55,10 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     var volume = 100
     var reference: Int?
     var failedOutputs = Set<Int>()
+    /// Whether each output is enabled (`enableoutput`/`disableoutput`).
+    var enabled: [Bool]
+    /// The last failure of each output, shown by `outputs`.
+    var outputErrors: [Int: String] = [:]
     var playingToken: Int?
     var playedTime = 0.0
     var bitrate = 0
@@ -59,14 +70,13 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     init(
         outputs: [Output],
         bufferBytes: Int,
-        openSource: @escaping SourceOpener,
-        applyVolume: @escaping (UnsafeMutableRawBufferPointer, PCMFormat, Int) -> Void
+        openSource: @escaping SourceOpener
     ) {
         self.outputs = outputs
+        enabled = outputs.map(\.enabledAtStart)
         buffer = PCMBuffer(totalBytes: bufferBytes)
         self.openSource = openSource
-        self.applyVolume = applyVolume
-        reference = outputs.isEmpty ? nil : 0
+        reference = outputs.indices.first { outputs[$0].enabledAtStart }
         startThread(name: "tonearm.decoder") { [self] in decoderLoop() }
         // Readers are registered before any thread runs, so no output misses the first chunks.
         for index in outputs.indices {
@@ -183,6 +193,8 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         lock.lock()
         volume = level
         lock.unlock()
+        // Hardware mixers outside the lock: the card may take a moment.
+        for output in outputs { try? output.mixer?.setVolume(level) }
     }
 
     // MARK: Events

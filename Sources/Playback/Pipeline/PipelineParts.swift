@@ -27,3 +27,19 @@ protocol PCMSink: AnyObject {
     /// Closes the device.
     func close()
 }
+
+extension AudioDecoder: PCMSource {}
+
+/// An output device as a ``PCMSink``: the pipeline's output thread drives devices through it.
+final class DeviceSink: PCMSink {
+    let device: any AudioOutputDevice
+
+    init(_ device: any AudioOutputDevice) { self.device = device }
+
+    func open(format: PCMFormat) throws -> PCMFormat { try device.open(format: format) }
+    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int { try device.write(bytes) }
+    func drain() { device.drain() }
+    func cancel() { device.cancel() }
+    func pause() -> Bool { device.pause() }
+    func close() { device.close() }
+}
