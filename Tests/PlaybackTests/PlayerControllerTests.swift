@@ -1,3 +1,4 @@
+import Configuration
 import MediaLibrary
 import MPDProtocol
 import Synchronization
@@ -15,6 +16,7 @@ final class ScriptedPipeline: AudioPipeline {
         var paused = false
         var borderPause = false
         var volume = 100
+        var replayGainModes: [ReplayGainMode] = []
         var plays: [(token: Int, offset: Double)] = []
         var handler: (@Sendable (UInt64, PipelineEvent) -> Void)?
     }
@@ -37,6 +39,7 @@ final class ScriptedPipeline: AudioPipeline {
     func setPaused(_ paused: Bool) { state.withLock { $0.paused = paused } }
     func setBorderPause(_ enabled: Bool) { state.withLock { $0.borderPause = enabled } }
     func setVolume(_ level: Int) { state.withLock { $0.volume = level } }
+    func setReplayGainMode(_ mode: ReplayGainMode) { state.withLock { $0.replayGainModes.append(mode) } }
     func stop() {
         state.withLock {
             $0.generation += 1
