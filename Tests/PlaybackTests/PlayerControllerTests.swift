@@ -251,6 +251,24 @@ func makePlayer(songs: Int, mixer: Bool = false) -> (PlayerController, ScriptedP
         #expect(log.take().isEmpty)
     }
 
+    /// The pipeline gets the mode in effect: `auto` is album, or track while random is on,
+    /// and follows every change of either; the player still reports the mode as set.
+    @Test func replayGainAutoFollowsRandom() {
+        let pipeline = ScriptedPipeline()
+        let log = EventLog()
+        let player = PlayerController(maximumLength: 50, pipeline: pipeline, hasMixer: false, replayGainMode: .auto,
+                                      seed: 3, path: { $0 }, notify: { log.record($0) })
+        #expect(player.replayGainMode == .auto)
+        player.setRandom(true)
+        player.setReplayGainMode(.off)
+        player.setReplayGainMode(.album)
+        player.setReplayGainMode(.auto)
+        player.setRandom(false)
+        #expect(pipeline.state.withLock { $0.replayGainModes } == [.album, .track, .off, .album, .track, .album])
+        #expect(player.replayGainMode == .auto)
+        #expect(log.take() == .options)
+    }
+
     @Test func aSongThatFailsIsSkippedWithAnError() throws {
         let (player, pipeline, _) = makePlayer(songs: 3)
         try player.play(position: 0)
