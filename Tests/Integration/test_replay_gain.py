@@ -119,9 +119,9 @@ def pipe_output(path: Path) -> str:
 
 
 def played_bytes(kind: str, workdir: Path, music: Path, config: str, commands: list[str], songs: list[str],
-                 expected_size: int) -> bytes:
-    """Starts the server, queues `songs`, runs `commands`, plays to the end and returns what
-    reached the pipe (waiting, with a generous timeout, until all of it arrived)."""
+                 expected_size: int, plays: int = 1) -> bytes:
+    """Starts the server, queues `songs`, runs `commands`, plays to the end (`plays` times) and
+    returns what reached the pipe (waiting, with a generous timeout, until all of it arrived)."""
     out = workdir / "out.raw"
     server_class = TonearmServer if kind == "tonearm" else MPDServer
     with server_class(workdir / kind, extra_config=config, music_dir=music, output=pipe_output(out)) as server:
@@ -131,12 +131,13 @@ def played_bytes(kind: str, workdir: Path, music: Path, config: str, commands: l
                 assert c.command(f'add "{song}"') == ["OK"]
             for command in commands:
                 assert c.command(command) == ["OK"], command
-            assert c.command("play 0") == ["OK"]
             deadline = time.monotonic() + 30
-            while status(c)["state"] != "stop" and time.monotonic() < deadline:
-                time.sleep(0.05)
-            while (not out.exists() or out.stat().st_size < expected_size) and time.monotonic() < deadline:
-                time.sleep(0.05)
+            for play in range(1, plays + 1):
+                assert c.command("play 0") == ["OK"]
+                # The end of the queue stops the player; wait for the audio to be out.
+                while time.monotonic() < deadline and (
+                        status(c)["state"] != "stop" or not out.exists() or out.stat().st_size < expected_size * play):
+                    time.sleep(0.05)
     return out.read_bytes()
 
 
@@ -152,6 +153,15 @@ def test_pipe_gets_the_scaled_samples(kind, music, tmp_path, name, config, comma
         pytest.fail(f"sample {first} of {len(expected) // 2} differs: "
                     f"got {array('h', got[first * 2:first * 2 + 16]).tolist()}, "
                     f"expected {array('h', expected[first * 2:first * 2 + 16]).tolist()}")
+
+
+@pytest.mark.parametrize("kind", ["tonearm", "mpd"])
+def test_a_new_play_after_the_end_starts_the_dither_afresh(kind, music, tmp_path):
+    """The end of the queue stops the player and MPD closes its outputs, and with them the
+    replay gain filter's dither: the second play emits the very bytes of the first."""
+    once = mpd_scaled([decoded(music / "minus6.flac")], [513])
+    got = played_bytes(kind, tmp_path, music, 'replaygain "track"\n', [], ["minus6.flac"], len(once), plays=2)
+    assert got == once + once
 
 
 def test_scaled_samples_really_change(music):
