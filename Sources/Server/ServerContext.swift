@@ -45,6 +45,7 @@ public final class ServerContext: Sendable {
             maximumLength: configuration.maxPlaylistLength,
             pipeline: audio ?? PacedNullPipeline(),
             hasMixer: audio?.hasMixer ?? Self.hasMixer(configuration),
+            replayGainMode: configuration.replayGain,
             path: { uri in library?.absolutePath(of: uri) ?? musicDirectory + "/" + uri },
             notify: { [idleBus] events in idleBus.emit(events, partition: "default") }
         )

@@ -11,12 +11,14 @@ final class CountingSource: PCMSource {
     let frames: Int
     var next: Int
     let sourceFormat = PCMFormat(sampleRate: 1000, sample: .s16, channels: 1)
+    let replayGain: ReplayGainInfo?
     var bitrate: Int { 16 }
     var position: Double { Double(next - first) / 1000 }
 
-    init(first: Int, frames: Int) {
+    init(first: Int, frames: Int, replayGain: ReplayGainInfo? = nil) {
         self.first = first
         self.frames = frames
+        self.replayGain = replayGain
         next = first
     }
 

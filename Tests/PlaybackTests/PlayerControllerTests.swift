@@ -1,3 +1,4 @@
+import Configuration
 import MediaLibrary
 import MPDProtocol
 import Synchronization
@@ -15,6 +16,7 @@ final class ScriptedPipeline: AudioPipeline {
         var paused = false
         var borderPause = false
         var volume = 100
+        var replayGainModes: [ReplayGainMode] = []
         var plays: [(token: Int, offset: Double)] = []
         var handler: (@Sendable (UInt64, PipelineEvent) -> Void)?
     }
@@ -37,6 +39,7 @@ final class ScriptedPipeline: AudioPipeline {
     func setPaused(_ paused: Bool) { state.withLock { $0.paused = paused } }
     func setBorderPause(_ enabled: Bool) { state.withLock { $0.borderPause = enabled } }
     func setVolume(_ level: Int) { state.withLock { $0.volume = level } }
+    func setReplayGainMode(_ mode: ReplayGainMode) { state.withLock { $0.replayGainModes.append(mode) } }
     func stop() {
         state.withLock {
             $0.generation += 1
@@ -246,6 +249,24 @@ func makePlayer(songs: Int, mixer: Bool = false) -> (PlayerController, ScriptedP
         try mixed.setVolume({ _ in 70 }, noMixer: .unknown)
         #expect(mixedLog.take().isEmpty)
         #expect(log.take().isEmpty)
+    }
+
+    /// The pipeline gets the mode in effect: `auto` is album, or track while random is on,
+    /// and follows every change of either; the player still reports the mode as set.
+    @Test func replayGainAutoFollowsRandom() {
+        let pipeline = ScriptedPipeline()
+        let log = EventLog()
+        let player = PlayerController(maximumLength: 50, pipeline: pipeline, hasMixer: false, replayGainMode: .auto,
+                                      seed: 3, path: { $0 }, notify: { log.record($0) })
+        #expect(player.replayGainMode == .auto)
+        player.setRandom(true)
+        player.setReplayGainMode(.off)
+        player.setReplayGainMode(.album)
+        player.setReplayGainMode(.auto)
+        player.setRandom(false)
+        #expect(pipeline.state.withLock { $0.replayGainModes } == [.album, .track, .off, .album, .track, .album])
+        #expect(player.replayGainMode == .auto)
+        #expect(log.take() == .options)
     }
 
     @Test func aSongThatFailsIsSkippedWithAnError() throws {

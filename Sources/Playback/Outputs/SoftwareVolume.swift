@@ -58,7 +58,8 @@ public struct SoftwareVolume: Sendable {
     }
 
     /// Scales the samples in `buffer`, in place, by `factor` / 1024. A trailing partial sample
-    /// is left alone.
+    /// is left alone. Replay gain uses this too (MPD's `ReplayGainFilter` is a `PcmVolume`),
+    /// with factors up to 15 × 1024: integer samples then clip at full scale, floats do not.
     public mutating func apply(factor: Int, to buffer: UnsafeMutableRawBufferPointer, sample: PCMFormat.Sample) {
         guard factor != Self.unity, let base = buffer.baseAddress else { return }
         let count = buffer.count / sample.size

@@ -46,7 +46,8 @@ extension DecodingPipeline: AudioOutputControl {
                 report("audio output \"\(block.name)\": \(error)")
             }
         }
-        return DecodingPipeline(outputs: outputs, bufferBytes: configuration.audioBufferSize) { track in
+        return DecodingPipeline(outputs: outputs, bufferBytes: configuration.audioBufferSize,
+                                replayGain: ReplayGainSettings(configuration: configuration)) { track in
             try AudioDecoder(path: track.path)
         }
     }

@@ -1,3 +1,5 @@
+public import Configuration
+
 /// A song as the pipeline plays it: where its file is and which part of it plays.
 public struct PipelineTrack: Sendable, Equatable {
     /// Identifies the track to the player (the queue entry's id).
@@ -79,6 +81,9 @@ public protocol AudioPipeline: AnyObject, Sendable {
     func stop()
     /// Sets the volume (0…100) of the outputs that have a mixer.
     func setVolume(_ level: Int)
+    /// Sets the replay gain mode in effect (`off`, `track` or `album`: the player resolves
+    /// `auto`). It applies to audio decoded from now on.
+    func setReplayGainMode(_ mode: ReplayGainMode)
     /// The current state.
     var status: PipelineStatus { get }
     /// The seconds actually played since start, for `stats`' `playtime`.

@@ -1,3 +1,4 @@
+public import Configuration
 import Foundation
 import Synchronization
 
@@ -53,6 +54,13 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     var paused = false
     var borderPause = false
     var volume = 100
+    /// The replay gain options and the mode in effect; the decoder thread reads them for
+    /// every chunk it decodes.
+    var replayGain: ReplayGainSettings
+    /// Whether the decoder's next `play` starts with fresh replay gain dither: true after
+    /// `stop`, when MPD closes its outputs and with them the replay gain filter; a seek or a
+    /// `play` while playing keeps MPD's outputs open, so the dither runs on.
+    var replayGainReset = true
     var reference: Int?
     var failedOutputs = Set<Int>()
     /// Whether each output is enabled (`enableoutput`/`disableoutput`).
@@ -70,9 +78,11 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     init(
         outputs: [Output],
         bufferBytes: Int,
+        replayGain: ReplayGainSettings = ReplayGainSettings(),
         openSource: @escaping SourceOpener
     ) {
         self.outputs = outputs
+        self.replayGain = replayGain
         enabled = outputs.map(\.enabledAtStart)
         buffer = PCMBuffer(totalBytes: bufferBytes)
         self.openSource = openSource
@@ -171,6 +181,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         paused = false
         playingToken = nil
         bitrate = 0
+        replayGainReset = true
         lock.broadcast()
         lock.unlock()
     }
@@ -195,6 +206,14 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         lock.unlock()
         // Hardware mixers outside the lock: the card may take a moment.
         for output in outputs { try? output.mixer?.setVolume(level) }
+    }
+
+    /// Sets the replay gain mode in effect. The gain is applied as songs are decoded, so what
+    /// is already buffered plays on at the gain it was decoded with.
+    public func setReplayGainMode(_ mode: ReplayGainMode) {
+        lock.lock()
+        replayGain.mode = mode
+        lock.unlock()
     }
 
     // MARK: Events

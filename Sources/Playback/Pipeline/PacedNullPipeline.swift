@@ -1,3 +1,4 @@
+public import Configuration
 import Dispatch
 import Foundation
 import Synchronization
@@ -86,6 +87,9 @@ public final class PacedNullPipeline: AudioPipeline {
 
     /// Nothing is heard, so there is nothing to scale.
     public func setVolume(_ level: Int) {}
+
+    /// Nothing to scale: no samples pass through here.
+    public func setReplayGainMode(_ mode: ReplayGainMode) {}
 
     public var status: PipelineStatus {
         state.withLock { state in

@@ -6,6 +6,8 @@ protocol PCMSource: AnyObject {
     var bitrate: Int { get }
     /// The position of the next sample `read` returns, in seconds.
     var position: Double { get }
+    /// The song's replay gain values from its tags, `nil` when it has none.
+    var replayGain: ReplayGainInfo? { get }
     /// Moves to `seconds`.
     func seek(to seconds: Double) throws
     /// Fills `buffer` with whole frames of `format`; 0 at the end.

@@ -1,3 +1,4 @@
+public import Configuration
 public import MPDProtocol
 public import MediaLibrary
 import Synchronization
@@ -19,6 +20,7 @@ public final class PlayerController: Sendable {
     /// - Parameters:
     ///   - maximumLength: `max_playlist_length`.
     ///   - hasMixer: whether an output has a (software) mixer, so that volume is available.
+    ///   - replayGainMode: the mode at start (`replaygain`; MPD keeps it out of the state file).
     ///   - path: maps a song URI to its file.
     ///   - notify: receives the idle events of every change.
     public init(
@@ -26,6 +28,7 @@ public final class PlayerController: Sendable {
         maximumLength: Int,
         pipeline: any AudioPipeline,
         hasMixer: Bool,
+        replayGainMode: ReplayGainMode = .off,
         seed: UInt64? = nil,
         path: @escaping @Sendable (String) -> String,
         notify: @escaping @Sendable (IdleSubsystems) -> Void
@@ -33,8 +36,11 @@ public final class PlayerController: Sendable {
         self.partition = partition
         self.pipeline = pipeline
         self.notify = notify
-        core = Mutex(PlayerCore(queue: Queue(maximumLength: maximumLength, seed: seed), pipeline: pipeline,
-                                volume: hasMixer ? 100 : nil, path: path))
+        var core = PlayerCore(queue: Queue(maximumLength: maximumLength, seed: seed), pipeline: pipeline,
+                              volume: hasMixer ? 100 : nil, path: path)
+        core.replayGainMode = replayGainMode
+        core.applyReplayGainMode()
+        self.core = Mutex(core)
         pipeline.setEventHandler { [weak self] generation, event in
             self?.update { core in core.handle(event, generation: generation) }
         }
@@ -109,8 +115,8 @@ public final class PlayerController: Sendable {
         }
     }
 
-    /// The replay gain mode (`replay_gain_status`).
-    public var replayGainMode: String { read { $0.replayGainMode } }
+    /// The replay gain mode as set (`replay_gain_status`), `auto` included.
+    public var replayGainMode: ReplayGainMode { read { $0.replayGainMode } }
     /// The volume, or `nil` without a mixer.
     public var volume: Int? { read { $0.volume } }
     /// Seconds of music played since start, for `stats`.
@@ -172,10 +178,12 @@ public final class PlayerController: Sendable {
             core.events.insert(.options)
         }
     }
-    /// `replay_gain_mode MODE`.
-    public func setReplayGainMode(_ mode: String) {
+    /// `replay_gain_mode MODE`: announced every time, as MPD does. The pipeline gets the
+    /// mode in effect, `auto` resolved by random.
+    public func setReplayGainMode(_ mode: ReplayGainMode) {
         update { core in
             core.replayGainMode = mode
+            core.applyReplayGainMode()
             core.events.insert(.options)
         }
     }

@@ -233,6 +233,7 @@ extension PlayerCore {
             queue.restoreOrder()
         }
         updateQueuedSong(previous: previous)
+        applyReplayGainMode()
         events.insert(.options)
     }
 

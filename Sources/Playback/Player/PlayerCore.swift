@@ -1,3 +1,4 @@
+import Configuration
 import MPDProtocol
 import MediaLibrary
 
@@ -25,7 +26,9 @@ struct PlayerCore: Sendable {
     var crossfade = 0
     var mixRampDB: Float = 0
     var mixRampDelay: Float = -1
-    var replayGainMode = "off"
+    /// The partition's replay gain mode as the client set it (`auto` included); the
+    /// pipeline gets the mode in effect (``applyReplayGainMode()``).
+    var replayGainMode: ReplayGainMode = .off
     /// The software volume, or `nil` when no output has a mixer.
     var volume: Int?
     var lastLoadedPlaylist = ""
@@ -43,6 +46,12 @@ struct PlayerCore: Sendable {
     }
 
     var currentPosition: Int? { current.map { queue.position(atOrder: $0) } }
+
+    /// Tells the pipeline the replay gain mode in effect: `auto` follows random (MPD's
+    /// `UpdateEffectiveReplayGainMode`, run when either changes).
+    func applyReplayGainMode() {
+        pipeline.setReplayGainMode(ReplayGainSettings.effectiveMode(replayGainMode, random: queue.random))
+    }
 
     /// MPD's `GetNextPosition`: what `status` shows as `nextsong`.
     var nextPosition: Int? {

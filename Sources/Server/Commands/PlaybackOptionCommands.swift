@@ -40,11 +40,11 @@ enum PlaybackOptionCommands {
             guard let mode = ReplayGainMode(rawValue: invocation.arguments[0]) else {
                 throw MPDError(.argument, "Unrecognized replay gain mode")
             }
-            invocation.player.setReplayGainMode(mode.rawValue)
+            invocation.player.setReplayGainMode(mode)
             return .ok
         },
         CommandDefinition("replay_gain_status", permission: .read, arguments: .exactly(0)) { invocation in
-            invocation.response.append("replay_gain_mode", invocation.player.replayGainMode)
+            invocation.response.append("replay_gain_mode", invocation.player.replayGainMode.rawValue)
             return .ok
         },
         CommandDefinition("setvol", permission: .player, arguments: .exactly(1)) { invocation in
