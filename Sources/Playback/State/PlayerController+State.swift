@@ -77,8 +77,12 @@ extension PlayerController {
             var state = saved.state
             if state == .play && restorePaused { state = .pause }
             if state != .stop {
-                try? core.seek(position: position, to: saved.elapsed)
-                if state == .pause { core.setPaused(true) }
+                // Straight into the saved state: starting to play and pausing afterwards would
+                // let a moment of audio through and move the position.
+                let index = core.queue.random ? core.queue.orderIndex(ofPosition: position) : position
+                let entry = core.queue.entry(atOrder: index)
+                let offset = entry.playedDuration.map { min(saved.elapsed, $0) } ?? saved.elapsed
+                core.playOrder(index, paused: state == .pause, offset: entry.startTime + offset)
             } else if saved.current != nil {
                 core.current = core.queue.orderIndex(ofPosition: position)
             }
