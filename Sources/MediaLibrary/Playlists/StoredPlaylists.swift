@@ -124,6 +124,13 @@ public final class StoredPlaylists: Sendable {
         return PlaylistFormat.m3uEntries(text, stripWhitespace: true)
     }
 
+    /// How many entries an edit of the playlist starts from (what `Bad position` is checked
+    /// against before the songs are looked up); `nil` when there is none of that name.
+    public func editableCount(of name: String) throws(MPDError) -> Int? {
+        try Self.validate(name)
+        return try editableEntries(of: name)?.count
+    }
+
     /// The entries an edit starts from (MPD's `LoadPlaylistFile`): lines as written, absolute
     /// paths below the music directory as library URIs.
     private func editableEntries(of name: String) throws(MPDError) -> [String]? {

@@ -27,7 +27,7 @@ enum DatabaseAddCommands {
         let library = try invocation.server.requireLibrary()
         if let position {
             let name = try StoredPlaylistCommands.name(invocation, 0)
-            guard position <= (try store.entries(of: name)?.count ?? 0) else { throw MPDError(.argument, "Bad position") }
+            guard position <= (try store.editableCount(of: name) ?? 0) else { throw MPDError(.argument, "Bad position") }
         }
         let ids = try await library.songIDs(selection)
         var uris: [String] = []

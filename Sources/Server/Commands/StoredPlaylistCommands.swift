@@ -179,7 +179,7 @@ enum StoredPlaylistCommands {
         let position = Int(try Arguments.unsigned(invocation.arguments[2]))
         let playlist = try name(invocation, 0)
         // The position is checked against the playlist before the URI is looked at.
-        let current = try store.entries(of: playlist)?.count ?? 0
+        let current = try store.editableCount(of: playlist) ?? 0
         guard position <= current else { throw MPDError(.argument, "Bad position") }
         let uris = try await songURIs(uri, invocation)
         try store.edit(playlist, createIfMissing: true) { entries throws(MPDError) in
