@@ -21,6 +21,8 @@ public final class ServerContext: Sendable {
     public let startTime = ContinuousClock.now
     /// The default partition's player: its queue, playback and volume.
     public let player: PlayerController
+    /// The stored playlists in `playlist_directory`; changes raise idle `stored_playlist`.
+    public let storedPlaylists: StoredPlaylists
     /// The audio outputs (`outputs`, `enableoutput`, …); `nil` when the player runs on the
     /// clock-paced stand-in without devices (unit tests).
     public let outputs: (any AudioOutputControl)?
@@ -48,6 +50,13 @@ public final class ServerContext: Sendable {
             replayGainMode: configuration.replayGain,
             path: { uri in library?.absolutePath(of: uri) ?? musicDirectory + "/" + uri },
             notify: { [idleBus] events in idleBus.emit(events, partition: "default") }
+        )
+        storedPlaylists = StoredPlaylists(
+            directory: configuration.playlistDirectory,
+            maximumLength: configuration.maxPlaylistLength,
+            musicDirectory: library?.settings.musicDirectory ?? musicDirectory,
+            saveAbsolutePaths: configuration.saveAbsolutePathsInPlaylists,
+            onChange: { [idleBus] in idleBus.emit(.storedPlaylist) }
         )
         self.configuration = configuration
         self.idleBus = idleBus

@@ -33,9 +33,22 @@ def test_mpc_version(tonearm):
 
 
 def test_mpc_reports_a_missing_command_cleanly(tonearm):
-    result = subprocess.run(["mpc", "-h", tonearm.host, "-p", str(tonearm.port), "load", "x"],
+    # sendmessage comes with client-to-client messages (issue 6), still to be built.
+    result = subprocess.run(["mpc", "-h", tonearm.host, "-p", str(tonearm.port), "sendmessage", "c", "m"],
                             capture_output=True, text=True, timeout=20)
     assert result.returncode == 1
-    assert 'unknown command "load"' in result.stderr
+    assert 'unknown command "sendmessage"' in result.stderr
     with tonearm.connect() as c:
         assert c.command("ping") == ["OK"]
+
+
+def test_mpc_stored_playlists(tonearm):
+    def mpc(*args):
+        return subprocess.run(["mpc", "-h", tonearm.host, "-p", str(tonearm.port), *args],
+                              capture_output=True, text=True, timeout=20)
+    result = mpc("load", "x")
+    assert result.returncode == 1 and result.stderr == "MPD error: No such playlist\n"
+    assert mpc("save", "x").returncode == 0
+    assert mpc("lsplaylists").stdout == "x\n"
+    assert mpc("rm", "x").returncode == 0
+    assert mpc("lsplaylists").stdout == ""

@@ -23,6 +23,8 @@ struct CommandTableTests {
             "prioid", "rangeid", "shuffle", "swap", "swapid",
             "playlist", "playlistfind", "playlistid", "playlistinfo", "playlistsearch", "plchanges", "plchangesposid",
             "outputs", "enableoutput", "disableoutput", "toggleoutput",
+            "listplaylist", "listplaylistinfo", "listplaylists", "load", "playlistadd", "playlistclear",
+            "playlistdelete", "playlistlength", "playlistmove", "rename", "rm", "save", "searchaddpl", "searchplaylist",
         ])
     }
 

@@ -211,6 +211,11 @@ public final class PlayerController: Sendable {
     public func add(_ songs: [Song], at position: Int? = nil, bulk: Bool = true) throws(MPDError) -> [Int] {
         try change { try $0.append(songs, at: position, bulk: bulk) }
     }
+    /// `load`: a playlist's songs, inserted at `position` (else appended) as one queue change;
+    /// `status` then shows `name` as `lastloadedplaylist`.
+    public func load(_ songs: [Song], at position: Int?, name: String) throws(MPDError) {
+        try change { try $0.load(songs, at: position, name: name) }
+    }
     /// `clear`.
     public func clear() { update { $0.clear() } }
     /// `delete POS|START:END`.

@@ -39,6 +39,19 @@ extension PlayerCore {
         return ids
     }
 
+    /// `load`: appends a playlist's songs as one change, moves them to `position` when that is
+    /// before the old end (MPD ignores a failing move), and remembers the playlist's name for
+    /// `status` (`lastloadedplaylist`, MPD 0.24). When the queue fills up, the songs that fitted
+    /// stay and the name is not taken.
+    mutating func load(_ songs: [Song], at position: Int?, name: String) throws(MPDError) {
+        let start = queue.count
+        beginBulk()
+        defer { commitBulk() }
+        for song in songs { _ = try append(song) }
+        if let position, position < start, queue.count > start { try? move(start..<queue.count, to: position) }
+        lastLoadedPlaylist = name
+    }
+
     /// Empties the queue and stops.
     mutating func clear() {
         stop()

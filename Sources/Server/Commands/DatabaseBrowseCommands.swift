@@ -28,6 +28,14 @@ enum DatabaseBrowseCommands {
         guard try await stream(&invocation, library, uri, recursive: false, details: true) else {
             throw MPDError(.noExist, "No such directory")
         }
+        // The root also lists the stored playlists (deprecated; the 0.24 protocol feature
+        // `hide_playlists_in_root` turns it off). A playlist directory that cannot be read
+        // lists none, as in MPD.
+        if uri.isEmpty && !invocation.session.protocolFeatures.contains(.hidePlaylistsInRoot) {
+            for playlist in (try? invocation.server.storedPlaylists.list()) ?? [] {
+                StoredPlaylistCommands.write(playlist, to: &invocation.response)
+            }
+        }
         return .ok
     }
 

@@ -1,0 +1,69 @@
+import Foundation
+import GRDB
+public import MPDProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the library offers the playlist commands: the entries of playlist files in the music
+/// folder, and the songs that playlist entries name.
+extension MediaLibrary {
+    /// How many URIs one lookup binds: well below SQLite's limit on statement parameters.
+    static let lookupBatch = 500
+
+    /// The entries of a playlist file in the music folder (`.m3u`, `.m3u8`, `.pls`), as written;
+    /// `nil` when `uri` names no regular file of a format Tonearm reads. The file is read from
+    /// disk whether or not the scanner has seen it yet, as MPD opens it through its storage.
+    public func playlistFileEntries(_ uri: String) throws(MPDError) -> [String]? {
+        guard let format = PlaylistFormat(suffixOf: uri) else { return nil }
+        let path = absolutePath(of: uri)
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw MPDError(.system, "Failed to open \(path): \(String(cString: strerror(errno)))")
+        }
+        return format.entries(of: String(decoding: data, as: UTF8.self))
+    }
+
+    /// The songs among `uris` that are in the database, by URI.
+    public func songs(atURIs uris: some Collection<String>) async throws -> [String: Song] {
+        let unique = Array(Set(uris))
+        var found: [String: Song] = [:]
+        var start = 0
+        while start < unique.count {
+            let batch = Array(unique[start..<min(start + Self.lookupBatch, unique.count)])
+            start += batch.count
+            let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ",")
+            let songs = try await store.pool.read { db in
+                try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri IN (\(placeholders))", batch.map { $0 as (any DatabaseValueConvertible)? }))
+            }
+            for song in songs { found[song.uri] = song }
+        }
+        return found
+    }
+
+    /// The URIs among `uris` whose songs match `filter` (`searchplaylist`).
+    /// - Throws: ``MPDError`` for a regular expression that does not compile, or a `base`
+    ///   naming nothing in the database, as `search` does.
+    public func uris(matching filter: FilterExpression, among uris: some Collection<String>) async throws -> Set<String> {
+        try Self.validateRegexes(filter)
+        let condition = FilterSQL.condition(filter)
+        let unique = Array(Set(uris))
+        var matching: Set<String> = []
+        var start = 0
+        while start < unique.count {
+            let batch = Array(unique[start..<min(start + Self.lookupBatch, unique.count)])
+            start += batch.count
+            let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ",")
+            let found = try await store.pool.read { db in
+                try Self.validateBase(db, filter)
+                return try String.fetchAll(
+                    db, sql: "SELECT s.uri FROM song s WHERE s.uri IN (\(placeholders)) AND (\(condition.sql))",
+                    arguments: StatementArguments(batch.map(\.databaseValue) + condition.arguments))
+            }
+            matching.formUnion(found)
+        }
+        return matching
+    }
+}

@@ -1,0 +1,300 @@
+import Foundation
+public import MPDProtocol
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A stored playlist as `listplaylists` shows it.
+public struct StoredPlaylistInfo: Sendable, Equatable {
+    /// The name: the file name without `.m3u`.
+    public var name: String
+    /// The file's modification time (UNIX seconds).
+    public var lastModified: Int64
+
+    /// Creates an entry.
+    public init(name: String, lastModified: Int64) {
+        self.name = name
+        self.lastModified = lastModified
+    }
+}
+
+/// How `save` treats a playlist of the same name (MPD 0.24).
+public enum PlaylistSaveMode: String, Sendable, CaseIterable {
+    /// Fail when it exists (the default).
+    case create
+    /// Add the queue at its end; fail when it does not exist.
+    case append
+    /// Overwrite it; fail when it does not exist.
+    case replace
+}
+
+/// The stored playlists: `NAME.m3u` files in `playlist_directory`, one URI a line, as MPD keeps
+/// them (the seed's "playlist" with a name).
+///
+/// Every change rewrites the whole file through a temporary file in the same directory and a
+/// `rename`, so a reader, a crash or a full disk never leaves half a playlist. Changes run one
+/// at a time under a lock, so two clients editing one playlist cannot lose each other's edit.
+/// Errors are MPD's: `Bad playlist name` (ACK 2), `No such playlist` (50), `Playlist already
+/// exists` (56), `Stored playlist is too large` (51), I/O failures (52).
+public final class StoredPlaylists: Sendable {
+    /// The playlist directory, without a trailing slash.
+    public let directory: String
+    /// `max_playlist_length`: the most entries a stored playlist may get.
+    public let maximumLength: Int
+    /// The music directory when `save_absolute_paths_in_playlists` is on: relative entries are
+    /// then written as absolute paths below it.
+    public let absolutePathRoot: String?
+    private let resolver: PlaylistEntryResolver
+    private let lock = Mutex<Void>(())
+    private let onChange: @Sendable () -> Void
+
+    /// Creates the store. The directory is made when the first playlist is written.
+    /// - Parameters:
+    ///   - musicDirectory: absolute paths below it in playlist files are read as library URIs.
+    ///   - saveAbsolutePaths: `save_absolute_paths_in_playlists`.
+    ///   - onChange: called after every change (MPD's idle `stored_playlist`).
+    public init(
+        directory: String,
+        maximumLength: Int,
+        musicDirectory: String,
+        saveAbsolutePaths: Bool = false,
+        onChange: @escaping @Sendable () -> Void = {}
+    ) {
+        var directory = directory
+        while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
+        self.directory = directory
+        self.maximumLength = maximumLength
+        resolver = PlaylistEntryResolver(musicDirectory: musicDirectory)
+        absolutePathRoot = saveAbsolutePaths ? resolver.musicDirectory : nil
+        self.onChange = onChange
+    }
+
+    // MARK: Names
+
+    /// MPD's `spl_valid_name`: not empty, no `/`, no line break.
+    public static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && !name.utf8.contains { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
+    }
+
+    /// Throws `Bad playlist name` (ACK 2) unless ``isValidName(_:)``.
+    public static func validate(_ name: String) throws(MPDError) {
+        guard isValidName(name) else { throw MPDError(.argument, "Bad playlist name") }
+    }
+
+    /// The file of a playlist.
+    public func path(of name: String) -> String { directory + "/" + name + ".m3u" }
+
+    // MARK: Reading
+
+    /// Every stored playlist, sorted by name (byte order; MPD lists them in directory order).
+    /// Only regular `*.m3u` files with a UTF-8 name and no line break count. A playlist
+    /// directory that does not exist yet has none.
+    public func list() throws(MPDError) -> [StoredPlaylistInfo] {
+        guard let handle = opendir(directory) else {
+            if errno == ENOENT { return [] }
+            throw Self.systemError("Failed to open \(directory)")
+        }
+        defer { closedir(handle) }
+        var playlists: [StoredPlaylistInfo] = []
+        while let entry = readdir(handle) {
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            guard bytes.count > 4, bytes.suffix(4).elementsEqual(".m3u".utf8), !bytes.contains(UInt8(ascii: "\n")),
+                  let name = String(validating: bytes.dropLast(4), as: UTF8.self)
+            else { continue }
+            var info = stat()
+            guard stat(directory + "/" + name + ".m3u", &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            playlists.append(StoredPlaylistInfo(name: name, lastModified: Int64(info.st_mtim.tv_sec)))
+        }
+        return playlists.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+    }
+
+    /// Whether a playlist of this (valid) name exists.
+    public func exists(_ name: String) -> Bool {
+        var info = stat()
+        return stat(path(of: name), &info) == 0
+    }
+
+    /// The entries of a stored playlist as written (blank and `#` lines left out), for playing
+    /// and listing it; `nil` when there is none of that name.
+    public func entries(of name: String) throws(MPDError) -> [String]? {
+        try Self.validate(name)
+        guard let text = try read(path(of: name)) else { return nil }
+        return PlaylistFormat.m3uEntries(text, stripWhitespace: true)
+    }
+
+    /// How many entries an edit of the playlist starts from (what `Bad position` is checked
+    /// against before the songs are looked up); `nil` when there is none of that name.
+    public func editableCount(of name: String) throws(MPDError) -> Int? {
+        try Self.validate(name)
+        return try editableEntries(of: name)?.count
+    }
+
+    /// The entries an edit starts from (MPD's `LoadPlaylistFile`): lines as written, absolute
+    /// paths below the music directory as library URIs.
+    private func editableEntries(of name: String) throws(MPDError) -> [String]? {
+        guard let text = try read(path(of: name)) else { return nil }
+        return PlaylistFormat.m3uEntries(text, stripWhitespace: false).map { line in
+            if line.hasPrefix("/"), let uri = resolver.libraryURI(ofPath: line) { return uri }
+            return line
+        }
+    }
+
+    // MARK: Changing
+
+    /// `save NAME [MODE]`: writes `uris` (the queue) as the playlist.
+    /// - Throws: `Playlist already exists` (56) for `create`, `No such playlist` (50) for
+    ///   `append`/`replace` of a missing one, `Stored playlist is too large` (51) when
+    ///   appending would pass `max_playlist_length`.
+    public func save(_ uris: [String], as name: String, mode: PlaylistSaveMode) throws(MPDError) {
+        try Self.validate(name)
+        try lock.withLock { _ throws(MPDError) in
+            let existing = try editableEntries(of: name)
+            switch mode {
+            case .create:
+                if existing != nil { throw MPDError(.exist, "Playlist already exists") }
+                try write(uris, to: name)
+            case .replace:
+                guard existing != nil else { throw MPDError(.noExist, "No such playlist") }
+                try write(uris, to: name)
+            case .append:
+                guard let existing else { throw MPDError(.noExist, "No such playlist") }
+                guard existing.count + uris.count <= maximumLength else { throw Self.tooLarge }
+                try write(existing + uris, to: name)
+            }
+        }
+        onChange()
+    }
+
+    /// Changes a playlist's entries: `body` gets them and says whether to write them back.
+    /// - Parameter createIfMissing: start a missing playlist empty (MPD's `LoadMode::TRY`)
+    ///   instead of failing with `No such playlist`.
+    /// - Returns: whether the playlist was written.
+    @discardableResult
+    public func edit(
+        _ name: String,
+        createIfMissing: Bool,
+        _ body: (inout [String]) throws(MPDError) -> Bool
+    ) throws(MPDError) -> Bool {
+        try Self.validate(name)
+        let written = try lock.withLock { _ throws(MPDError) -> Bool in
+            var entries: [String]
+            if let existing = try editableEntries(of: name) {
+                entries = existing
+            } else if createIfMissing {
+                entries = []
+            } else {
+                throw MPDError(.noExist, "No such playlist")
+            }
+            guard try body(&entries) else { return false }
+            try write(entries, to: name)
+            return true
+        }
+        if written { onChange() }
+        return written
+    }
+
+    /// `playlistclear NAME`: empties an existing playlist.
+    public func clear(_ name: String) throws(MPDError) {
+        try edit(name, createIfMissing: false) { entries throws(MPDError) in
+            entries = []
+            return true
+        }
+    }
+
+    /// `rm NAME`.
+    public func delete(_ name: String) throws(MPDError) {
+        try Self.validate(name)
+        try lock.withLock { _ throws(MPDError) in
+            guard unlink(path(of: name)) == 0 else {
+                if errno == ENOENT { throw MPDError(.noExist, "No such playlist") }
+                throw Self.systemError("Failed to delete \(path(of: name))")
+            }
+        }
+        onChange()
+    }
+
+    /// `rename NAME NEW_NAME`: MPD checks the new name first, so renaming onto an existing
+    /// playlist fails with `Playlist exists already` (56) even when the old one is missing.
+    public func rename(_ name: String, to newName: String) throws(MPDError) {
+        try Self.validate(name)
+        try Self.validate(newName)
+        try lock.withLock { _ throws(MPDError) in
+            if exists(newName) { throw MPDError(.exist, "Playlist exists already") }
+            guard Glibc.rename(path(of: name), path(of: newName)) == 0 else {
+                if errno == ENOENT { throw MPDError(.noExist, "No such playlist") }
+                throw Self.systemError("Failed to rename \(path(of: name))")
+            }
+        }
+        onChange()
+    }
+
+    // MARK: Files
+
+    static let tooLarge = MPDError(.playlistMax, "Stored playlist is too large")
+
+    static func systemError(_ what: String) -> MPDError {
+        MPDError(.system, "\(what): \(String(cString: strerror(errno)))")
+    }
+
+    /// A file's text, or `nil` when it does not exist.
+    private func read(_ path: String) throws(MPDError) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw Self.systemError("Failed to open \(path)")
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            guard count > 0 else {
+                if errno == EINTR { continue }
+                throw Self.systemError("Failed to read \(path)")
+            }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Writes a playlist through a temporary file and `rename`, making the directory first if
+    /// needed. With `save_absolute_paths_in_playlists`, relative entries are written as paths.
+    private func write(_ entries: [String], to name: String) throws(MPDError) {
+        let lines = entries.map { entry -> String in
+            guard let root = absolutePathRoot, !entry.hasPrefix("/"), !entry.contains("://") else { return entry }
+            return root + "/" + entry
+        }
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw MPDError(.system, "Failed to create \(directory): \(error.localizedDescription)")
+            }
+        }
+        let temporary = directory + "/.tonearm-\(getpid())-\(UInt32.random(in: 0 ... .max)).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw Self.systemError("Failed to create \(temporary)") }
+        var failure: MPDError?
+        var bytes = Array(PlaylistFormat.m3uText(lines).utf8)[...]
+        while !bytes.isEmpty && failure == nil {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written > 0 {
+                bytes = bytes.dropFirst(written)
+            } else if errno != EINTR {
+                failure = Self.systemError("Failed to write \(temporary)")
+            }
+        }
+        if failure == nil && fsync(descriptor) != 0 { failure = Self.systemError("Failed to write \(temporary)") }
+        close(descriptor)
+        if failure == nil && Glibc.rename(temporary, path(of: name)) != 0 {
+            failure = Self.systemError("Failed to replace \(path(of: name))")
+        }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+    }
+}

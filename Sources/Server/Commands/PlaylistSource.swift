@@ -1,0 +1,64 @@
+import Configuration
+import MediaLibrary
+import MPDProtocol
+
+/// A playlist the reading commands and `load` name: a stored playlist, else a playlist file in
+/// the music folder (MPD's `playlist_mapper_open`: the playlist directory is tried first, so a
+/// stored `mix.m3u` hides the music folder's `mix.m3u`).
+struct PlaylistSource {
+    /// One entry, read relative to the playlist and looked up in the database.
+    struct Entry {
+        /// The song's URI, or the entry as translated when it is not a database song.
+        var uri: String
+        /// The database song, if the entry names one.
+        var song: Song?
+    }
+
+    /// The entries as the file lists them.
+    let entries: [String]
+    /// The folder relative entries are read against (`""` for stored playlists).
+    let base: String
+    private let library: MediaLibrary?
+    private let resolver: PlaylistEntryResolver
+
+    /// MPD 0.24.11's `LocateUri` for a playlist argument.
+    /// - Throws: ACK 4 `Access denied` for a file path or `file://` URI (MPD allows them to
+    ///   local clients; Tonearm reads no files outside its folders), ACK 2 `Malformed file:// URI`,
+    ///   ACK 2 `Bad relative path` for an empty name, `.`/`..` segments, `//` or a trailing `/`
+    ///   (MPD 0.23 answered those `No such playlist`).
+    static func locate(_ argument: String) throws(MPDError) {
+        if argument.contains("://") && !(argument.utf8.count >= 7 && argument.prefix(7).lowercased() == "file://") {
+            return  // a remote playlist: `open` answers that there is no such playlist
+        }
+        _ = try LibraryURI.local(argument, allowEmpty: false)
+    }
+
+    /// Opens the playlist `argument` names.
+    /// - Throws: ACK 50 `No such playlist` when neither a stored playlist nor a readable
+    ///   playlist file in the music folder has that name (Tonearm opens no remote playlists).
+    static func open(_ argument: String, _ server: ServerContext) throws(MPDError) -> PlaylistSource {
+        let library = server.library
+        let resolver = PlaylistEntryResolver(musicDirectory: library?.settings.musicDirectory ?? server.configuration.musicDirectory)
+        if !argument.contains("://") {
+            if StoredPlaylists.isValidName(argument), let entries = try server.storedPlaylists.entries(of: argument) {
+                return PlaylistSource(entries: entries, base: "", library: library, resolver: resolver)
+            }
+            if let library, let entries = try library.playlistFileEntries(argument) {
+                return PlaylistSource(entries: entries, base: PlaylistEntryResolver.folder(of: argument),
+                                      library: library, resolver: resolver)
+            }
+        }
+        throw MPDError(.noExist, "No such playlist")
+    }
+
+    /// The entries at `indices`, translated and looked up in the database with one query per
+    /// few hundred entries.
+    func resolve(_ indices: some Sequence<Int>) async throws -> [Entry] {
+        let targets = indices.map { resolver.resolve(entries[$0], base: base) }
+        let songs = try await library?.songs(atURIs: targets.filter(\.isLibraryURI).map(\.uri)) ?? [:]
+        return targets.map { target in
+            let song = target.isLibraryURI ? songs[target.uri] : nil
+            return Entry(uri: song?.uri ?? target.uri, song: song)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import MediaLibrary
+import Testing
+
+/// Reading playlist files and entries as MPD's playlist plugins and
+/// `playlist_check_translate_song` do (the cases Debian's MPD 0.23 was seen to answer).
+struct PlaylistFormatTests {
+    @Test func m3uSkipsCommentsAndBlankLinesAndStripsBlanksWhenPlaying() {
+        let text = "#EXTM3U\nintro.flac\n# comment\n\n  Various/Field/wind.wav  \r\nlast.flac"
+        #expect(PlaylistFormat.m3u.entries(of: text) == ["intro.flac", "Various/Field/wind.wav", "last.flac"])
+        // The stored-playlist editor keeps blanks and drops only a carriage return.
+        #expect(PlaylistFormat.m3uEntries(text, stripWhitespace: false)
+            == ["intro.flac", "  Various/Field/wind.wav  ", "last.flac"])
+    }
+
+    @Test func m3uTextIsOneEntryALineWithoutHeader() {
+        #expect(PlaylistFormat.m3uText(["a.flac", "b/c.mp3"]) == "a.flac\nb/c.mp3\n")
+        #expect(PlaylistFormat.m3uText([]) == "")
+    }
+
+    @Test func plsEntriesFollowTheirNumbers() {
+        let text = """
+            [playlist]
+            NumberOfEntries=3
+            File1=intro.flac
+            Title1=Hi
+            File3=Various/Field/wind.wav
+            file2 = missing.flac
+            File4=
+            [other]
+            File5=outside.flac
+            """
+        #expect(PlaylistFormat.pls.entries(of: text) == ["intro.flac", "missing.flac", "Various/Field/wind.wav"])
+        #expect(PlaylistFormat.pls.entries(of: "File1=a.flac\n") == [])
+    }
+
+    @Test func formatsBySuffix() {
+        #expect(PlaylistFormat(suffixOf: "a/b.m3u") == .m3u)
+        #expect(PlaylistFormat(suffixOf: "a/b.M3U8") == .m3u)
+        #expect(PlaylistFormat(suffixOf: "b.pls") == .pls)
+        #expect(PlaylistFormat(suffixOf: "b.xspf") == nil)
+        #expect(PlaylistFormat(suffixOf: "a.m3u/b") == nil)
+        #expect(PlaylistFormat(suffixOf: "m3u") == nil)
+    }
+
+    @Test func dotSegmentsAreSquashedAsMPDDoes() {
+        #expect(PlaylistEntryResolver.squashDotSegments("../intro.flac") == "intro.flac")
+        #expect(PlaylistEntryResolver.squashDotSegments("Various/../intro.flac") == "intro.flac")
+        #expect(PlaylistEntryResolver.squashDotSegments("./a/./b") == "a/b")
+        #expect(PlaylistEntryResolver.squashDotSegments("a/b/../../c") == "c")
+        #expect(PlaylistEntryResolver.squashDotSegments("Various//Field/wind.wav") == "Various//Field/wind.wav")
+        #expect(PlaylistEntryResolver.squashDotSegments("/music/./x") == "/music/x")
+    }
+
+    @Test func entriesAreReadRelativeToTheirPlaylist() {
+        let resolver = PlaylistEntryResolver(musicDirectory: "/srv/music/")
+        func resolve(_ entry: String, _ base: String = "") -> PlaylistEntryResolver.Target {
+            resolver.resolve(entry, base: base)
+        }
+        #expect(resolve("intro.flac") == .init(uri: "intro.flac", isLibraryURI: true))
+        #expect(resolve("zz.flac", "Sub") == .init(uri: "Sub/zz.flac", isLibraryURI: true))
+        #expect(resolve("../intro.flac", "Sub") == .init(uri: "intro.flac", isLibraryURI: true))
+        #expect(resolve("/srv/music/Björk/a.mp3", "Sub") == .init(uri: "Björk/a.mp3", isLibraryURI: true))
+        #expect(resolve("file:///srv/music/a.mp3") == .init(uri: "a.mp3", isLibraryURI: true))
+        #expect(resolve("/etc/passwd") == .init(uri: "/etc/passwd", isLibraryURI: false))
+        #expect(resolve("file:///etc/passwd") == .init(uri: "file:///etc/passwd", isLibraryURI: false))
+        #expect(resolve("http://example.com/s.mp3", "Sub") == .init(uri: "http://example.com/s.mp3", isLibraryURI: false))
+        #expect(resolve("Various//Field/wind.wav") == .init(uri: "Various//Field/wind.wav", isLibraryURI: false))
+        #expect(resolve("/srv/musicality/x.flac") == .init(uri: "/srv/musicality/x.flac", isLibraryURI: false))
+    }
+
+    @Test func folderOfAURI() {
+        #expect(PlaylistEntryResolver.folder(of: "mix.m3u") == "")
+        #expect(PlaylistEntryResolver.folder(of: "Various/Field/playlist.m3u") == "Various/Field")
+    }
+}
