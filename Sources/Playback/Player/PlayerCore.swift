@@ -32,6 +32,11 @@ struct PlayerCore: Sendable {
 
     /// Idle events raised by the running operation, sent once the lock is released.
     var events: IdleSubsystems = []
+    /// The song being listened to, for ``listened``.
+    var listening: ListeningRecord?
+    /// Songs that stopped being current during the running operation, reported with the
+    /// events once the lock is released.
+    var listened: [SongListening] = []
     private var bulkEdit = false
     private var bulkModified = false
 
@@ -105,6 +110,7 @@ struct PlayerCore: Sendable {
         playing = true
         queued = nil
         current = index
+        beginListening(atOrder: index)
         generation = pipeline.play(track(atOrder: index), from: offset ?? queue.entry(atOrder: index).startTime, paused: paused)
         events.insert(.player)
         songStarted()
@@ -147,6 +153,7 @@ struct PlayerCore: Sendable {
     /// Stops playback; the current song stays selected.
     mutating func stop() {
         guard playing else { return }
+        endListening(leftByUser: false)
         pipeline.stop()
         queued = nil
         playing = false
@@ -182,6 +189,7 @@ struct PlayerCore: Sendable {
         }
         stopOnError = false
         errorCount = 0
+        leaveForUserChoice(atOrder: index)
         playOrder(index)
     }
 
@@ -223,6 +231,7 @@ struct PlayerCore: Sendable {
     /// `next`: as at the end of the song, except that `single` does not stop it.
     mutating func next() throws(MPDError) {
         guard playing else { throw MPDError(.playerSync, "Not playing") }
+        endListening(leftByUser: true)
         let single = queue.single
         queue.single = .off
         playNext()
@@ -234,6 +243,7 @@ struct PlayerCore: Sendable {
     mutating func previous() throws(MPDError) {
         guard playing, let current else { throw MPDError(.playerSync, "Not playing") }
         let index = current > 0 ? current - 1 : (queue.repeatMode ? queue.count - 1 : current)
+        leaveForUserChoice(atOrder: index)
         playOrder(index)
     }
 
@@ -246,6 +256,7 @@ struct PlayerCore: Sendable {
         errorCount = 0
         let entry = queue.entry(atOrder: index)
         let paused = playing && pipeline.status.state == .pause
+        leaveForUserChoice(atOrder: index)
         // A time past the end ends the song at once, and playback goes on with the next.
         playOrder(index, paused: paused, offset: entry.startTime + time)
     }
@@ -282,6 +293,7 @@ struct PlayerCore: Sendable {
             }
             current = queued
             self.queued = nil
+            beginListening(atOrder: queued)
             if queue.consume != .off {
                 deleteOrder(old)
                 if queue.consume == .oneshot {
@@ -301,6 +313,7 @@ struct PlayerCore: Sendable {
             }
         case .finished:
             errorCount = 0
+            endListening(leftByUser: false)
             playNext()
         case .failed(let message):
             error = message
