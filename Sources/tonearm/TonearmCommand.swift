@@ -64,7 +64,8 @@ struct TonearmCommand: AsyncParsableCommand {
         let stickers = openStickers(settings, logger: logger)
         let library = openLibrary(settings, decoders: decoders, stickers: stickers, idleBus: idleBus, logger: logger)
         let server = TonearmServer(
-            configuration: settings, decoders: decoders, library: library, idleBus: idleBus, logger: logger
+            configuration: settings, decoders: decoders, library: library, stickers: stickers, idleBus: idleBus,
+            logger: logger
         )
         if let library {
             do {
