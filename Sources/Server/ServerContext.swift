@@ -21,6 +21,8 @@ public final class ServerContext: Sendable {
     /// The sticker database (`sticker_file`); `nil` when none is configured, which hides the
     /// sticker commands as in MPD.
     public let stickers: StickerStore?
+    /// The clients' channel subscriptions and message queues (client-to-client messages).
+    let channels = ChannelRegistry()
     /// When the server started, for `stats`' `uptime`.
     public let startTime = ContinuousClock.now
     /// The default partition's player: its queue, playback and volume.

@@ -26,7 +26,7 @@ public struct CommandTable: Sendable {
             + DatabaseBrowseCommands.definitions + DatabaseQueryCommands.definitions + UpdateCommands.definitions
             + ArtworkCommands.definitions + DatabaseAddCommands.definitions + PlaybackCommands.definitions
             + PlaybackOptionCommands.definitions + QueueEditCommands.definitions + QueueInfoCommands.definitions
-            + OutputCommands.definitions + StickerCommands.definitions
+            + OutputCommands.definitions + StickerCommands.definitions + MessageCommands.definitions
     )
 
     /// The names of the commands a client with `permissions` may run, among those `server`
