@@ -23,6 +23,8 @@ public final class ServerContext: Sendable {
     public let stickers: StickerStore?
     /// The clients' channel subscriptions and message queues (client-to-client messages).
     let channels = ChannelRegistry()
+    /// Keeps `playCount`, `lastPlayed` and `skipCount` (`sticker_play_stats`), when on.
+    let playStatistics: PlayStatistics?
     /// When the server started, for `stats`' `uptime`.
     public let startTime = ContinuousClock.now
     /// The default partition's player: its queue, playback and volume.
@@ -50,12 +52,16 @@ public final class ServerContext: Sendable {
         self.stickers = stickers
         outputs = audio
         let musicDirectory = configuration.musicDirectory
+        let statistics = configuration.stickerPlayStats
+            ? stickers.map { PlayStatistics(stickers: $0, idleBus: idleBus, logger: logger) } : nil
+        playStatistics = statistics
         player = PlayerController(
             maximumLength: configuration.maxPlaylistLength,
             pipeline: audio ?? PacedNullPipeline(),
             hasMixer: audio?.hasMixer ?? Self.hasMixer(configuration),
             path: { uri in library?.absolutePath(of: uri) ?? musicDirectory + "/" + uri },
-            notify: { [idleBus] events in idleBus.emit(events, partition: "default") }
+            notify: { [idleBus] events in idleBus.emit(events, partition: "default") },
+            listened: { listening in statistics?.record(listening) }
         )
         self.configuration = configuration
         self.idleBus = idleBus
