@@ -23,6 +23,8 @@ struct CommandTableTests {
             "prioid", "rangeid", "shuffle", "swap", "swapid",
             "playlist", "playlistfind", "playlistid", "playlistinfo", "playlistsearch", "plchanges", "plchangesposid",
             "outputs", "enableoutput", "disableoutput", "toggleoutput",
+            "sticker", "stickernames", "stickernamestypes", "stickertypes",
+            "channels", "readmessages", "sendmessage", "subscribe", "unsubscribe",
         ])
     }
 
