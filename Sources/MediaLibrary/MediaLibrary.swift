@@ -50,9 +50,16 @@ public final class MediaLibrary: Sendable {
     let logger: Logger
 
     /// Opens the database (creating it on first start, as MPD does).
-    /// - Parameter onEvent: called, on any thread, when an update starts or ends and when the
-    ///   database changes.
-    public init(settings: Settings, logger: Logger, onEvent: @escaping @Sendable (LibraryEvent) -> Void) throws {
+    /// - Parameters:
+    ///   - stickers: the sticker database, whose stickers of removed songs each update deletes.
+    ///   - onEvent: called, on any thread, when an update starts or ends, when the database
+    ///     changes, and when stickers were removed with what they belonged to.
+    public init(
+        settings: Settings,
+        stickers: StickerStore? = nil,
+        logger: Logger,
+        onEvent: @escaping @Sendable (LibraryEvent) -> Void
+    ) throws {
         var settings = settings
         while settings.musicDirectory.count > 1 && settings.musicDirectory.hasSuffix("/") {
             settings.musicDirectory.removeLast()
@@ -74,7 +81,7 @@ public final class MediaLibrary: Sendable {
             followOutsideSymlinks: settings.followOutsideSymlinks
         )
         let scanner = Scanner(store: store, walker: walker, tagMask: settings.tagMask, logger: logger)
-        updates = UpdateService(scanner: scanner, logger: logger, onEvent: onEvent)
+        updates = UpdateService(scanner: scanner, stickers: stickers, logger: logger, onEvent: onEvent)
     }
 
     /// Starts a full update when the database has never been filled, as MPD does on its first

@@ -1,4 +1,5 @@
 public import Configuration
+public import Logging
 public import MPDProtocol
 public import Playback
 public import MediaLibrary
@@ -17,6 +18,13 @@ public final class ServerContext: Sendable {
     public let decoders: DecoderCatalog
     /// The music database; `nil` when none could be opened (commands answer `No database`).
     public let library: MediaLibrary?
+    /// The sticker database (`sticker_file`); `nil` when none is configured, which hides the
+    /// sticker commands as in MPD.
+    public let stickers: StickerStore?
+    /// The clients' channel subscriptions and message queues (client-to-client messages).
+    let channels = ChannelRegistry()
+    /// Keeps `playCount`, `lastPlayed` and `skipCount` (`sticker_play_stats`), when on.
+    let playStatistics: PlayStatistics?
     /// When the server started, for `stats`' `uptime`.
     public let startTime = ContinuousClock.now
     /// The default partition's player: its queue, playback and volume.
@@ -37,19 +45,26 @@ public final class ServerContext: Sendable {
         metadataTags: TagMask = .defaultMetadata,
         decoders: DecoderCatalog,
         library: MediaLibrary? = nil,
+        stickers: StickerStore? = nil,
         audio: DecodingPipeline? = nil,
+        logger: Logger = Logger(label: "tonearm"),
         shutdown: @escaping @Sendable () -> Void
     ) {
         self.library = library
+        self.stickers = stickers
         outputs = audio
         let musicDirectory = configuration.musicDirectory
+        let statistics = configuration.stickerPlayStats
+            ? stickers.map { PlayStatistics(stickers: $0, idleBus: idleBus, logger: logger) } : nil
+        playStatistics = statistics
         player = PlayerController(
             maximumLength: configuration.maxPlaylistLength,
             pipeline: audio ?? PacedNullPipeline(),
             hasMixer: audio?.hasMixer ?? Self.hasMixer(configuration),
             replayGainMode: configuration.replayGain,
             path: { uri in library?.absolutePath(of: uri) ?? musicDirectory + "/" + uri },
-            notify: { [idleBus] events in idleBus.emit(events, partition: "default") }
+            notify: { [idleBus] events in idleBus.emit(events, partition: "default") },
+            listened: { listening in statistics?.record(listening) }
         )
         storedPlaylists = StoredPlaylists(
             directory: configuration.playlistDirectory,
@@ -70,6 +85,12 @@ public final class ServerContext: Sendable {
     public func requireLibrary() throws(MPDError) -> MediaLibrary {
         guard let library else { throw MPDError(.noExist, "No database") }
         return library
+    }
+
+    /// The sticker database, or MPD's `ACK 5 sticker database is disabled` without one.
+    public func requireStickers() throws(MPDError) -> StickerStore {
+        guard let stickers else { throw MPDError(.unknown, "sticker database is disabled") }
+        return stickers
     }
 
     /// Whether volume can be changed without real outputs (the stand-in pipeline): some

@@ -29,12 +29,14 @@ public final class TonearmServer: Service {
     ///   - configuration: the settings, with any command-line overrides applied.
     ///   - decoders: what the decoder plays, for `decoders`.
     ///   - library: the music database.
+    ///   - stickers: the sticker database (`sticker_file`), if there is one.
     ///   - idleBus: where the rest of the server raises idle events.
     ///   - eventLoopGroup: the loops that run the sockets.
     public init(
         configuration: TonearmConfiguration,
         decoders: DecoderCatalog,
         library: MediaLibrary? = nil,
+        stickers: StickerStore? = nil,
         idleBus: IdleBus = IdleBus(),
         logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
@@ -53,7 +55,9 @@ public final class TonearmServer: Service {
             metadataTags: TagMask(metadataToUse: configuration.metadataToUse),
             decoders: decoders,
             library: library,
-            audio: DecodingPipeline.make(configuration: configuration) { problem in logger.error("\(problem)") }
+            stickers: stickers,
+            audio: DecodingPipeline.make(configuration: configuration) { problem in logger.error("\(problem)") },
+            logger: logger
         ) {
             listeners.closeAll()
             registry.closeAll()

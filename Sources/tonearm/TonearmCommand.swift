@@ -61,9 +61,11 @@ struct TonearmCommand: AsyncParsableCommand {
 
         let decoders = DecoderCatalog.ffmpeg()
         let idleBus = IdleBus()
-        let library = openLibrary(settings, decoders: decoders, idleBus: idleBus, logger: logger)
+        let stickers = openStickers(settings, logger: logger)
+        let library = openLibrary(settings, decoders: decoders, stickers: stickers, idleBus: idleBus, logger: logger)
         let server = TonearmServer(
-            configuration: settings, decoders: decoders, library: library, idleBus: idleBus, logger: logger
+            configuration: settings, decoders: decoders, library: library, stickers: stickers, idleBus: idleBus,
+            logger: logger
         )
         if let library {
             do {
@@ -127,11 +129,25 @@ private struct AutoUpdateService: Service, CustomStringConvertible {
     }
 }
 
+/// Opens the sticker database when `sticker_file` is set. When it cannot be opened the server
+/// runs without stickers (the sticker commands are then hidden and answer `sticker database
+/// is disabled`); MPD refuses to start instead, which seems too much for an optional feature.
+private func openStickers(_ settings: TonearmConfiguration, logger: Logger) -> StickerStore? {
+    guard let path = settings.stickerFile else { return nil }
+    do {
+        return try StickerStore(path: path)
+    } catch {
+        logger.error("cannot open the sticker database \(path): \(error)")
+        return nil
+    }
+}
+
 /// Opens the music database, or logs why not and runs without one (commands then answer
 /// `No database`, as MPD does).
 private func openLibrary(
     _ settings: TonearmConfiguration,
     decoders: DecoderCatalog,
+    stickers: StickerStore?,
     idleBus: IdleBus,
     logger: Logger
 ) -> MediaLibrary? {
@@ -145,10 +161,11 @@ private func openLibrary(
     librarySettings.followOutsideSymlinks = settings.followOutsideSymlinks
     librarySettings.albumArtNames = settings.albumArtNames
     do {
-        return try MediaLibrary(settings: librarySettings, logger: logger) { event in
+        return try MediaLibrary(settings: librarySettings, stickers: stickers, logger: logger) { event in
             switch event {
             case .update: idleBus.emit(.update)
             case .database: idleBus.emit(.database)
+            case .sticker: idleBus.emit(.sticker)
             }
         }
     } catch {

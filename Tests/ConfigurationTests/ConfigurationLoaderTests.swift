@@ -20,6 +20,19 @@ struct ConfigurationLoaderTests {
         }
     }
 
+    @Test("stickers: a sticker_file by default, play statistics on unless switched off")
+    func stickers() throws {
+        let defaults = TonearmConfiguration.defaults(environment: ["HOME": "/home/u"])
+        #expect(defaults.stickerFile == "/home/u/.local/state/tonearm/stickers.sqlite")
+        #expect(defaults.stickerPlayStats)
+        let (c, warnings) = try load("""
+            sticker_file "/var/lib/mpd/sticker.sql"
+            sticker_play_stats "no"
+            """)
+        #expect(warnings.isEmpty)
+        #expect(c.stickerFile == "/var/lib/mpd/sticker.sql" && !c.stickerPlayStats)
+    }
+
     @Test("defaults without a file follow MPD, with state under XDG_STATE_HOME/tonearm")
     func defaults() {
         let c = TonearmConfiguration.defaults(environment: ["HOME": "/home/u", "XDG_STATE_HOME": "/var/state"])
@@ -95,6 +108,7 @@ struct ConfigurationLoaderTests {
         ("audio_output {\n name \"x\"\n}", "t.conf:1: audio_output: missing \"type\""),
         ("audio_output {\n type \"null\"\n}", "t.conf:1: audio_output: missing \"name\""),
         ("audio_output {\n type \"null\"\n name \"a\"\n enabled \"perhaps\"\n}", "t.conf:4: enabled: \"perhaps\" is not a boolean (yes or no)"),
+        ("sticker_play_stats \"often\"", "t.conf:1: sticker_play_stats: \"often\" is not a boolean (yes or no)"),
     ])
     func badValues(text: String, expected: String) {
         #expect(error(text) == expected)

@@ -89,7 +89,11 @@ def make_player_server(request, short_library, tmp_path):
     library, so that songs end within seconds; `make(extra_config=..., output=...)` returns the
     started server (`kind` is "tonearm" or "mpd") once its first scan is finished. A test may
     call it more than once, change the files, or stop and start a server again (state file
-    tests); every server is stopped at the end. MPD's null output paces in real time."""
+    tests); every server is stopped at the end. MPD's null output paces in real time.
+
+    Tonearm runs with `sticker_play_stats "no"`: its play statistics (a Tonearm addition)
+    raise idle `sticker` when a song ends or is skipped, which MPD never does, and these tests
+    compare idle events with MPD's. test_play_stats.py tests the statistics."""
     import shutil
     from support.library import wait_for_scan
     kind = TonearmServer if request.param == "tonearm" else MPDServer
@@ -98,6 +102,8 @@ def make_player_server(request, short_library, tmp_path):
     started = []
 
     def make(extra_config: str = "", output: str | None = None):
+        if request.param == "tonearm":
+            extra_config = 'sticker_play_stats "no"\n' + extra_config
         server = kind(tmp_path / f"{request.param}{len(started)}", extra_config=extra_config, music_dir=music,
                       output=output)
         server.kind = request.param

@@ -18,6 +18,7 @@ final class ScriptedPipeline: AudioPipeline {
         var volume = 100
         var replayGainModes: [ReplayGainMode] = []
         var plays: [(token: Int, offset: Double)] = []
+        var played = 0.0
         var handler: (@Sendable (UInt64, PipelineEvent) -> Void)?
     }
     let state = Mutex(State())
@@ -53,7 +54,10 @@ final class ScriptedPipeline: AudioPipeline {
             return PipelineStatus(state: s.paused ? .pause : .play, elapsed: 1.5, track: track)
         }
     }
-    var playedSeconds: Double { 0 }
+    var playedSeconds: Double { state.withLock { $0.played } }
+
+    /// Time passes while the track plays: the count of seconds played goes up.
+    func advance(_ seconds: Double) { state.withLock { $0.played += seconds } }
 
     /// The current track reaches its end, as the real pipeline would report it.
     func endTrack() {

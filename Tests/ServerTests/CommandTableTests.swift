@@ -25,6 +25,8 @@ struct CommandTableTests {
             "outputs", "enableoutput", "disableoutput", "toggleoutput",
             "listplaylist", "listplaylistinfo", "listplaylists", "load", "playlistadd", "playlistclear",
             "playlistdelete", "playlistlength", "playlistmove", "rename", "rm", "save", "searchaddpl", "searchplaylist",
+            "sticker", "stickernames", "stickernamestypes", "stickertypes",
+            "channels", "readmessages", "sendmessage", "subscribe", "unsubscribe",
         ])
     }
 

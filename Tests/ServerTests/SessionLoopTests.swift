@@ -235,3 +235,31 @@ struct SessionLoopTests {
         #expect(session.shutdowns == 1)
     }
 }
+
+@Suite("Session loop: stickers and messages")
+struct SessionLoopStickerTests {
+    @Test("without a sticker database the sticker commands are hidden and answer that it is disabled")
+    func stickersDisabled() async throws {
+        let session = SessionHarness()
+        let commands = try await session.send("commands").output
+        #expect(!commands.contains("command: sticker"))
+        #expect(commands.contains("command: subscribe\n"))
+        // notcommands looks at permissions only, as in MPD.
+        #expect(try await session.send("notcommands").output == "OK\n")
+        #expect(try await session.send("sticker get song a b").output
+            == "ACK [5@0] {sticker} sticker database is disabled\n")
+        #expect(try await session.send("stickernames").output
+            == "ACK [5@0] {stickernames} sticker database is disabled\n")
+    }
+
+    @Test("a session's own message reaches it, with idle message once")
+    func ownMessage() async throws {
+        let session = SessionHarness()
+        #expect(try await session.send("subscribe me", "sendmessage me hi", "sendmessage me again").output == "OK\nOK\nOK\n")
+        #expect(try await session.send("idle message").output == "changed: message\nOK\n")
+        #expect(try await session.send("readmessages").output
+            == "channel: me\nmessage: hi\nchannel: me\nmessage: again\nOK\n")
+        #expect(try await session.send("channels").output == "channel: me\nOK\n")
+        session.loop.finish()
+    }
+}

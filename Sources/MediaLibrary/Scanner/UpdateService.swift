@@ -10,6 +10,9 @@ public enum LibraryEvent: Sendable, Equatable {
     case update
     /// The database changed (idle `database`).
     case database
+    /// Stickers of songs, tag values or filters that left the database were removed (idle
+    /// `sticker`).
+    case sticker
 }
 
 /// Runs `update` and `rescan` jobs one at a time on a background queue, as MPD's
@@ -35,11 +38,15 @@ public final class UpdateService: Sendable {
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "tonearm.update", qos: .utility)
     private let scanner: Scanner
+    private let stickers: StickerStore?
     private let logger: Logger
     private let onEvent: @Sendable (LibraryEvent) -> Void
 
-    init(scanner: Scanner, logger: Logger, onEvent: @escaping @Sendable (LibraryEvent) -> Void) {
+    /// - Parameter stickers: the sticker database to clean up after each update that changed
+    ///   the music database.
+    init(scanner: Scanner, stickers: StickerStore?, logger: Logger, onEvent: @escaping @Sendable (LibraryEvent) -> Void) {
         self.scanner = scanner
+        self.stickers = stickers
         self.logger = logger
         self.onEvent = onEvent
     }
@@ -81,7 +88,10 @@ public final class UpdateService: Sendable {
             let started = Date()
             do {
                 let now = Int64(Date().timeIntervalSince1970)
-                if try scanner.update(current.uri, rescan: current.rescan, now: now) { onEvent(.database) }
+                if try scanner.update(current.uri, rescan: current.rescan, now: now) {
+                    onEvent(.database)
+                    removeOrphanedStickers()
+                }
                 let seconds = Date().timeIntervalSince(started)
                 logger.info("update job \(current.id) finished in \(String(format: "%.2f", seconds)) s")
             } catch {
@@ -101,6 +111,20 @@ public final class UpdateService: Sendable {
             onEvent(.update)
             guard let next else { return }
             current = next
+        }
+    }
+
+    /// Deletes the stickers of what the update removed (``StickerCleanup``), on this queue so
+    /// that no other update runs meanwhile.
+    private func removeOrphanedStickers() {
+        guard let stickers else { return }
+        do {
+            let deleted = try StickerCleanup.run(stickers: stickers, library: scanner.store)
+            guard deleted > 0 else { return }
+            logger.info("removed \(deleted) stickers of songs, tags or filters no longer in the database")
+            onEvent(.sticker)
+        } catch {
+            logger.error("sticker cleanup failed: \(error)")
         }
     }
 }

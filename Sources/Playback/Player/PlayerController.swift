@@ -15,6 +15,7 @@ public final class PlayerController: Sendable {
     private let core: Mutex<PlayerCore>
     private let pipeline: any AudioPipeline
     private let notify: @Sendable (IdleSubsystems) -> Void
+    private let listened: @Sendable (SongListening) -> Void
 
     /// Creates a stopped player with an empty queue.
     /// - Parameters:
@@ -23,6 +24,10 @@ public final class PlayerController: Sendable {
     ///   - replayGainMode: the mode at start (`replaygain`; MPD keeps it out of the state file).
     ///   - path: maps a song URI to its file.
     ///   - notify: receives the idle events of every change.
+    ///   - listened: told, after the lock is released, of each song that stopped being the
+    ///     current one and how long it was heard (the server keeps play statistics with it).
+    ///     It runs on the thread of the change, a session's or the pipeline's, so it should
+    ///     hand slow work elsewhere.
     public init(
         partition: String = "default",
         maximumLength: Int,
@@ -31,11 +36,13 @@ public final class PlayerController: Sendable {
         replayGainMode: ReplayGainMode = .off,
         seed: UInt64? = nil,
         path: @escaping @Sendable (String) -> String,
-        notify: @escaping @Sendable (IdleSubsystems) -> Void
+        notify: @escaping @Sendable (IdleSubsystems) -> Void,
+        listened: @escaping @Sendable (SongListening) -> Void = { _ in }
     ) {
         self.partition = partition
         self.pipeline = pipeline
         self.notify = notify
+        self.listened = listened
         var core = PlayerCore(queue: Queue(maximumLength: maximumLength, seed: seed), pipeline: pipeline,
                               volume: hasMixer ? 100 : nil, path: path)
         core.replayGainMode = replayGainMode
@@ -50,10 +57,13 @@ public final class PlayerController: Sendable {
     @discardableResult
     func change<T>(_ body: (inout PlayerCore) throws -> T) throws(MPDError) -> T {
         var raised: IdleSubsystems = []
+        var heard: [SongListening] = []
         let result: Result<T, MPDError> = core.withLock { core in
             defer {
                 raised = core.events
                 core.events = []
+                heard = core.listened
+                core.listened = []
             }
             do {
                 return .success(try body(&core))
@@ -64,6 +74,7 @@ public final class PlayerController: Sendable {
             }
         }
         if !raised.isEmpty { notify(raised) }
+        for report in heard { listened(report) }
         return try result.get()
     }
 

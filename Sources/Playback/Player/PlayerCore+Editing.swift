@@ -72,6 +72,7 @@ extension PlayerCore {
                 // Play on with the song after the deleted one (indices shift after the removal).
                 playOrder(next)
             } else {
+                endListening(leftByUser: false)
                 pipeline.stop()
                 playing = false
                 events.insert(.player)

@@ -35,6 +35,11 @@ struct PlayerCore: Sendable {
 
     /// Idle events raised by the running operation, sent once the lock is released.
     var events: IdleSubsystems = []
+    /// The song being listened to, for ``listened``.
+    var listening: ListeningRecord?
+    /// Songs that stopped being current during the running operation, reported with the
+    /// events once the lock is released.
+    var listened: [SongListening] = []
     private var bulkEdit = false
     private var bulkModified = false
 
@@ -114,6 +119,7 @@ struct PlayerCore: Sendable {
         playing = true
         queued = nil
         current = index
+        beginListening(atOrder: index)
         generation = pipeline.play(track(atOrder: index), from: offset ?? queue.entry(atOrder: index).startTime, paused: paused)
         events.insert(.player)
         songStarted()
@@ -156,6 +162,7 @@ struct PlayerCore: Sendable {
     /// Stops playback; the current song stays selected.
     mutating func stop() {
         guard playing else { return }
+        endListening(leftByUser: false)
         pipeline.stop()
         queued = nil
         playing = false
@@ -191,6 +198,7 @@ struct PlayerCore: Sendable {
         }
         stopOnError = false
         errorCount = 0
+        leaveForUserChoice(atOrder: index)
         playOrder(index)
     }
 
@@ -232,6 +240,7 @@ struct PlayerCore: Sendable {
     /// `next`: as at the end of the song, except that `single` does not stop it.
     mutating func next() throws(MPDError) {
         guard playing else { throw MPDError(.playerSync, "Not playing") }
+        endListening(leftByUser: true)
         let single = queue.single
         queue.single = .off
         playNext()
@@ -243,6 +252,7 @@ struct PlayerCore: Sendable {
     mutating func previous() throws(MPDError) {
         guard playing, let current else { throw MPDError(.playerSync, "Not playing") }
         let index = current > 0 ? current - 1 : (queue.repeatMode ? queue.count - 1 : current)
+        leaveForUserChoice(atOrder: index)
         playOrder(index)
     }
 
@@ -255,6 +265,7 @@ struct PlayerCore: Sendable {
         errorCount = 0
         let entry = queue.entry(atOrder: index)
         let paused = playing && pipeline.status.state == .pause
+        leaveForUserChoice(atOrder: index)
         // A time past the end ends the song at once, and playback goes on with the next.
         playOrder(index, paused: paused, offset: entry.startTime + time)
     }
@@ -291,6 +302,7 @@ struct PlayerCore: Sendable {
             }
             current = queued
             self.queued = nil
+            beginListening(atOrder: queued)
             if queue.consume != .off {
                 deleteOrder(old)
                 if queue.consume == .oneshot {
@@ -310,6 +322,7 @@ struct PlayerCore: Sendable {
             }
         case .finished:
             errorCount = 0
+            endListening(leftByUser: false)
             playNext()
         case .failed(let message):
             error = message

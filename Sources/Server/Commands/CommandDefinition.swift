@@ -64,6 +64,8 @@ public struct CommandDefinition: Sendable {
     public let minimumArguments: Int?
     /// The most arguments accepted, or `nil` for no upper limit.
     public let maximumArguments: Int?
+    /// What the command needs to be offered in `commands`.
+    public let availability: Availability
     /// The implementation.
     public let handler: CommandHandler
 
@@ -71,14 +73,18 @@ public struct CommandDefinition: Sendable {
     /// - Parameters:
     ///   - arguments: the accepted argument counts; `nil` leaves the count unchecked, as MPD's
     ///     `-1` minimum does for `close` and `kill`.
+    ///   - availability: what the command needs; without it `commands` hides the command
+    ///     (which still runs and says what is missing), as MPD's `command_available` does.
     public init(
         _ name: String,
         permission: Permissions,
         arguments: ArgumentCount?,
+        availability: Availability = .always,
         handler: @escaping CommandHandler
     ) {
         self.name = name
         self.permission = permission
+        self.availability = availability
         switch arguments {
         case nil: (minimumArguments, maximumArguments) = (nil, nil)
         case .exactly(let n)?: (minimumArguments, maximumArguments) = (n, n)
@@ -86,6 +92,22 @@ public struct CommandDefinition: Sendable {
         case .atLeast(let low)?: (minimumArguments, maximumArguments) = (low, nil)
         }
         self.handler = handler
+    }
+
+    /// What a command needs to be available.
+    public enum Availability: Sendable {
+        /// Nothing: always offered.
+        case always
+        /// A sticker database (`sticker_file`).
+        case stickerDatabase
+
+        /// Whether the server has what the command needs.
+        func isMet(by server: ServerContext) -> Bool {
+            switch self {
+            case .always: true
+            case .stickerDatabase: server.stickers != nil
+            }
+        }
     }
 
     /// How many arguments a command takes.

@@ -26,12 +26,16 @@ public struct CommandTable: Sendable {
             + DatabaseBrowseCommands.definitions + DatabaseQueryCommands.definitions + UpdateCommands.definitions
             + ArtworkCommands.definitions + DatabaseAddCommands.definitions + PlaybackCommands.definitions
             + PlaybackOptionCommands.definitions + QueueEditCommands.definitions + QueueInfoCommands.definitions
-            + OutputCommands.definitions + StoredPlaylistCommands.definitions
+            + OutputCommands.definitions + StoredPlaylistCommands.definitions + StickerCommands.definitions
+            + MessageCommands.definitions
     )
 
-    /// The names of the commands a client with `permissions` may run.
-    public func names(allowedFor permissions: Permissions) -> [String] {
-        definitions.filter { permissions.isSuperset(of: $0.permission) }.map(\.name)
+    /// The names of the commands a client with `permissions` may run, among those `server`
+    /// can offer (`commands`); every one permitted when `server` is `nil`.
+    public func names(allowedFor permissions: Permissions, on server: ServerContext? = nil) -> [String] {
+        definitions.filter { definition in
+            permissions.isSuperset(of: definition.permission) && (server.map(definition.availability.isMet) ?? true)
+        }.map(\.name)
     }
 
     /// The names of the commands a client with `permissions` may not run.

@@ -12,9 +12,11 @@ enum ReflectionCommands {
         CommandDefinition("urlhandlers", permission: .read, arguments: .exactly(0), handler: urlHandlers),
     ]
 
-    /// `commands`: the commands this client may run.
+    /// `commands`: the commands this client may run and the server offers (no sticker
+    /// commands without `sticker_file`). `notcommands` looks at permissions alone, as in MPD.
     static func commands(_ invocation: inout CommandInvocation) -> CommandOutcome {
-        for name in invocation.server.commands.names(allowedFor: invocation.session.permissions) {
+        let server = invocation.server
+        for name in server.commands.names(allowedFor: invocation.session.permissions, on: server) {
             invocation.response.append("command", name)
         }
         return .ok

@@ -82,14 +82,16 @@ struct SessionLoop {
         framer = RequestFramer(maximumListSize: server.configuration.maxCommandListSize)
         inbox = IdleInbox(wake: control.wake)
         server.idleBus.register(inbox)
+        self.session.mailbox = server.channels.open(inbox: inbox)
     }
 
     /// The client's current state.
     var state: SessionState { session }
 
-    /// Disconnects from the idle bus.
+    /// Disconnects from the idle bus and from the message channels.
     func finish() {
         server.idleBus.unregister(inbox)
+        if let mailbox = session.mailbox { server.channels.close(mailbox) }
     }
 
     /// Handles one input.

@@ -17,6 +17,8 @@ public struct SessionState: Sendable {
     public var protocolFeatures: Set<ProtocolFeature> = []
     /// The partition the client works with.
     public var partition = "default"
+    /// The client's channel subscriptions and messages; set when its session starts.
+    var mailbox: ClientMailbox?
 
     /// Creates the state of a new connection.
     public init(permissions: Permissions, isLocal: Bool) {

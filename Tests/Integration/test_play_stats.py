@@ -1,0 +1,107 @@
+"""Play statistics kept by the server (issue 6, beyond MPD; Tonearm only): with
+`sticker_play_stats "yes"` (the default) a song heard past half its length (or four minutes)
+gets `playCount` + 1 and `lastPlayed` (Unix time); one left earlier by `next` (or by playing
+another song) gets `skipCount` + 1. Plays the 2-second songs of the short-track library to the
+end and skips the 120-second one, then reads the stickers with `sticker get`, `list` and
+`find`. The writes are asynchronous: the tests wait for them, never for a time."""
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from support.library import wait_for_scan  # noqa: E402
+from support.playback import A1, A2, A3, LONG, wait_state, wait_status  # noqa: E402
+
+
+def q(uri: str) -> str:
+    return f'"{uri}"'
+
+
+def wait_for(check, what: str, timeout: float = 20):
+    """Polls `check()` until it returns something true; returns that."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout} s for {what}")
+        time.sleep(0.05)
+
+
+def sticker(c, uri: str, name: str) -> str | None:
+    reply = c.command(f"sticker get song {q(uri)} {name}")
+    return reply[0].split("=", 1)[1] if reply[-1] == "OK" else None
+
+
+def start(make_tonearm, short_library, extra=""):
+    server = make_tonearm(extra, music_dir=short_library)
+    with server.connect() as c:
+        wait_for_scan(c)
+    return server
+
+
+def test_songs_played_to_the_end_and_skipped(make_tonearm, short_library):
+    server = start(make_tonearm, short_library)
+    with server.connect() as c, server.connect() as watcher:
+        for uri in (A1, A2, LONG, A3):
+            assert c.command(f"add {q(uri)}") == ["OK"]
+        before = int(time.time())
+        assert c.command("play 0") == ["OK"]
+        # A1 and A2 (2 s each) play to their end; then the 120 s song is skipped at once.
+        wait_status(c, lambda s: s.get("song") == "2", timeout=30, what="the long song")
+        watcher.send("idle sticker\n")
+        assert c.command("next") == ["OK"]
+        wait_state(c, "stop", timeout=30)  # A3 played to its end and the queue ran out
+        assert watcher.read_response(timeout=10) == ["changed: sticker", "OK"]
+        wait_for(lambda: sticker(c, A3, "playCount"), "A3's playCount")
+        after = int(time.time())
+
+        for uri in (A1, A2, A3):
+            assert sticker(c, uri, "playCount") == "1", uri
+            assert before <= int(sticker(c, uri, "lastPlayed")) <= after, uri
+            assert sticker(c, uri, "skipCount") is None, uri
+        assert sticker(c, LONG, "skipCount") == "1"
+        assert sticker(c, LONG, "playCount") is None and sticker(c, LONG, "lastPlayed") is None
+        listed = c.command(f"sticker list song {q(A1)}")
+        assert [line.split("=")[0] for line in listed[:-1]] == ["sticker: lastPlayed", "sticker: playCount"]
+        assert c.command('sticker find song "" skipCount') == [f"file: {LONG}", "sticker: skipCount=1", "OK"]
+        assert c.command('sticker find song "Album A" playCount') == [
+            f"file: {A1}", "sticker: playCount=1", f"file: {A2}", "sticker: playCount=1",
+            f"file: {A3}", "sticker: playCount=1", "OK"]
+        assert c.command("stickernames") == ["name: lastPlayed", "name: playCount", "name: skipCount", "OK"]
+
+        # Played again, the count goes up; leaving the long song with `play` of another one is
+        # a skip too; stopping it early is neither.
+        assert c.command("play 2") == ["OK"]
+        wait_status(c, lambda s: s.get("song") == "2" and s.get("state") == "play", what="the long song")
+        assert c.command("play 0") == ["OK"]
+        wait_status(c, lambda s: s.get("song") == "1", timeout=30, what="A2, after A1 ended")
+        assert c.command("stop") == ["OK"]
+        wait_for(lambda: sticker(c, A1, "playCount") == "2", "A1's second play")
+        wait_for(lambda: sticker(c, LONG, "skipCount") == "2", "the long song's second skip")
+        assert c.command("play 2") == ["OK"]
+        wait_status(c, lambda s: s.get("song") == "2" and s.get("state") == "play", what="the long song")
+        assert c.command("stop") == ["OK"]  # decided at once: nothing is written for it
+        assert sticker(c, LONG, "skipCount") == "2" and sticker(c, LONG, "playCount") is None
+
+
+def test_sticker_play_stats_no_keeps_nothing(make_tonearm, short_library):
+    server = start(make_tonearm, short_library, 'sticker_play_stats "no"\n')
+    with server.connect() as c:
+        assert c.command(f"add {q(A1)}") == ["OK"] and c.command(f"add {q(LONG)}") == ["OK"]
+        assert c.command("play 0") == ["OK"]
+        wait_status(c, lambda s: s.get("song") == "1", timeout=30, what="the long song")
+        assert c.command("next") == ["OK"]
+        wait_state(c, "stop")
+        assert c.command("stickernames") == ["OK"]
+        assert c.command(f"sticker list song {q(A1)}") == ["OK"]
+
+
+def test_without_sticker_file_nothing_is_kept_and_playback_works(make_tonearm, short_library):
+    server = start(make_tonearm, short_library, 'sticker_file ""\n')
+    with server.connect() as c:
+        assert c.command(f"add {q(A1)}") == ["OK"]
+        assert c.command("play 0") == ["OK"]
+        wait_state(c, "stop", timeout=30)
+    assert not (server.workdir / "stickers.sqlite").exists()
