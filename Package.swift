@@ -98,7 +98,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaLibraryTests",
-            dependencies: ["MediaLibrary", "MPDProtocol", "CFFmpeg"],
+            dependencies: ["MediaLibrary", "MPDProtocol", "CFFmpeg", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
         .testTarget(
