@@ -50,6 +50,7 @@ let package = Package(
             dependencies: [
                 "CFFmpeg", "MPDProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -37,3 +37,16 @@ struct TestLibrary {
 
 /// Tag values from (type, value) pairs.
 func tags(_ pairs: (TagType, String)...) -> [TagValue] { pairs.map { TagValue($0.0, $0.1) } }
+
+/// Songs covering MPD's rules for `list` and `count … group`: the AlbumArtist → Artist
+/// fallback, multi-value tags, songs without the tag (the empty value), byte order (upper
+/// case before lower case, UTF-8 after ASCII) and songs repeating the previous one's values.
+let mixedSongs: [TestLibrary.Entry] = [
+    ("1.mp3", tags((.artist, "A"), (.albumArtist, "X"), (.album, "Al1"), (.title, "one")), 10),
+    ("2.mp3", tags((.artist, "B"), (.album, "Al1"), (.title, "two")), 20),
+    ("3.mp3", tags((.artist, "A"), (.artist, "B"), (.artist, "A"), (.album, "Al2")), 30),
+    ("4.mp3", [], nil),
+    ("5.mp3", tags((.artist, "A"), (.albumArtist, "X"), (.album, "Al1"), (.title, "five")), 50),
+    ("5b.mp3", tags((.artist, "A"), (.albumArtist, "X"), (.album, "Al1"), (.title, "five b")), 5),
+    ("6.mp3", tags((.album, "Äl"), (.artist, "a")), 60),
+]
