@@ -17,30 +17,23 @@ extension MediaLibrary {
     /// outermost level. A song without a tag (and its fallbacks) contributes an empty value.
     public func list(_ selection: ListSelection) async throws -> [[String]] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
-        let condition = selection.filter.map(FilterSQL.condition) ?? .alwaysTrue
+        let condition = selection.filter.map(FilterSQL.condition)
         let rows: [[String]] = try await store.pool.read { db in
             if let filter = selection.filter { try Self.validateBase(db, filter) }
             guard case .tag(let subject) = selection.subject else {
+                let condition = condition ?? .alwaysTrue
                 return try String.fetchAll(db, sql: "SELECT s.uri FROM song s WHERE \(condition.sql) ORDER BY s.ord",
                                            arguments: StatementArguments(condition.arguments)).map { [$0] }
             }
-            let levels = selection.groups.reversed() + [subject]
-            let values = try Self.effectiveValues(db, condition, tags: levels)
-            var combinations = Set<[String]>()
-            for perSong in values {
-                var partial: [[String]] = [[]]
-                for levelValues in perSong {
-                    partial = partial.flatMap { prefix in levelValues.map { prefix + [$0] } }
-                }
-                combinations.formUnion(partial)
-            }
-            return combinations.sorted { a, b in
-                for (x, y) in zip(a, b) where x != y { return ByteOrder.precedes(x, y) }
-                return a.count < b.count
-            }
+            return try Self.combinations(db, condition, levels: selection.groups.reversed() + [subject])
         }
         guard case .tag = selection.subject, let window = selection.window else { return rows }
-        // The window counts values of the outermost level.
+        return Self.windowed(rows, window)
+    }
+
+    /// The rows of `list` whose outermost value is in `window`, which counts the distinct
+    /// outermost values (rows are sorted, so equal values are adjacent).
+    static func windowed(_ rows: [[String]], _ window: RangeArgument) -> [[String]] {
         var outer: [String] = []
         for row in rows where row.first != outer.last { outer.append(row[0]) }
         let start = min(window.start, outer.count)
@@ -48,64 +41,75 @@ extension MediaLibrary {
         return rows.filter { kept.contains($0[0]) }
     }
 
+    /// The distinct combinations of the levels' values over the songs matching `condition`
+    /// (all songs when `nil`), sorted by bytes level by level.
+    static func combinations(_ db: Database, _ condition: SQLFragment?, levels: [TagType]) throws -> [[String]] {
+        var combinations = Set<[Int32]>()
+        // One or two levels (`list TAG`, `list TAG group TAG`) pack into one integer.
+        var pairs = Set<UInt64>()
+        let packs = levels.count <= 2
+        let values = try GroupScan(levels: levels).scan(db, condition) { song in
+            // Songs of one album follow each other and mostly repeat the previous song.
+            if song.repeatsPrevious { return }
+            if packs {
+                for inner in song.ids(of: levels.count - 1) {
+                    let outerIDs = levels.count == 2 ? song.ids(of: 0) : UnsafeBufferPointer(start: nil, count: 0)
+                    if outerIDs.isEmpty { pairs.insert(UInt64(UInt32(inner))) }
+                    for outer in outerIDs { pairs.insert(UInt64(UInt32(outer)) << 32 | UInt64(UInt32(inner))) }
+                }
+                return
+            }
+            var partial: [[Int32]] = [[]]
+            for level in 0..<levels.count {
+                let ids = song.ids(of: level)
+                partial = partial.flatMap { prefix in ids.map { prefix + [$0] } }
+            }
+            combinations.formUnion(partial)
+        }
+        let rows: [[Int32]] = !packs ? Array(combinations) : pairs.map { pair in
+            let inner = Int32(truncatingIfNeeded: pair)
+            return levels.count == 2 ? [Int32(truncatingIfNeeded: pair >> 32), inner] : [inner]
+        }
+        let orders = values.map(Interner.byteOrder)
+        let ranked = rows.map { ids in ids.enumerated().map { orders[$0.offset].ranks[Int($0.element)] } }
+        return ranked.sorted { $0.lexicographicallyPrecedes($1) }.map { row in
+            row.enumerated().map { level, rank in orders[level].sorted[Int(rank)] }
+        }
+    }
+
     /// `count`: the number and total duration of the matching songs, per value of the group tag
     /// when there is one (sorted by bytes; an empty value for songs without it).
     public func count(_ selection: CountSelection) async throws -> [CountGroup] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
-        let condition = selection.filter.map(FilterSQL.condition) ?? .alwaysTrue
+        let condition = selection.filter.map(FilterSQL.condition)
         return try await store.pool.read { db in
             if let filter = selection.filter { try Self.validateBase(db, filter) }
             guard let group = selection.group else {
+                let condition = condition ?? .alwaysTrue
                 let row = try Row.fetchOne(db, sql: "SELECT count(*), total(duration) FROM song s WHERE \(condition.sql)",
                                            arguments: StatementArguments(condition.arguments))
                 return [CountGroup(value: nil, songs: row?[0] ?? 0, playtime: row?[1] ?? 0)]
             }
-            let durations = try Self.matchingDurations(db, condition)
-            let values = try Self.effectiveValues(db, condition, tags: [group], ids: durations.map(\.id))
-            var totals: [String: (songs: Int64, playtime: Double)] = [:]
-            for (song, perSong) in zip(durations, values) {
-                for value in Set(perSong[0]) {
-                    totals[value, default: (0, 0)].songs += 1
-                    totals[value, default: (0, 0)].playtime += song.duration
+            return try Self.countGroups(db, condition, group: group)
+        }
+    }
+
+    /// The songs and playtime per value of `group` over the songs matching `condition` (all
+    /// songs when `nil`), sorted by bytes. A song counts once for each distinct value it has.
+    static func countGroups(_ db: Database, _ condition: SQLFragment?, group: TagType) throws -> [CountGroup] {
+        var songs: [Int64] = []
+        var playtime: [Double] = []
+        let values = try GroupScan(levels: [group]).scan(db, condition) { song in
+            for (index, id) in song.ids.enumerated() where index == 0 || !song.ids[..<index].contains(id) {
+                let slot = Int(id)
+                if slot >= songs.count {
+                    songs.append(contentsOf: repeatElement(0, count: slot + 1 - songs.count))
+                    playtime.append(contentsOf: repeatElement(0, count: slot + 1 - playtime.count))
                 }
+                songs[slot] += 1
+                playtime[slot] += song.duration
             }
-            return totals.keys.sorted(by: ByteOrder.precedes).map {
-                CountGroup(value: $0, songs: totals[$0]!.songs, playtime: totals[$0]!.playtime)
-            }
-        }
-    }
-
-    private static func matchingDurations(_ db: Database, _ condition: SQLFragment) throws -> [(id: Int64, duration: Double)] {
-        try Row.fetchAll(db, sql: "SELECT s.id, coalesce(s.duration, 0) FROM song s WHERE \(condition.sql) ORDER BY s.id",
-                         arguments: StatementArguments(condition.arguments)).map { ($0[0], $0[1]) }
-    }
-
-    /// For each matching song (by ascending id), for each of `tags`, the values the song
-    /// contributes: its own, else the first fallback's, else one empty value.
-    private static func effectiveValues(
-        _ db: Database,
-        _ condition: SQLFragment,
-        tags: [TagType],
-        ids knownIDs: [Int64]? = nil
-    ) throws -> [[[String]]] {
-        let ids = try knownIDs ?? Int64.fetchAll(db, sql: "SELECT s.id FROM song s WHERE \(condition.sql) ORDER BY s.id",
-                                                 arguments: StatementArguments(condition.arguments))
-        let needed = Set(tags.flatMap { [$0] + TagFallback.chain(for: $0) })
-        var index: [Int64: Int] = [:]
-        index.reserveCapacity(ids.count)
-        for (position, id) in ids.enumerated() { index[id] = position }
-        var tagsPerSong = Array(repeating: [TagValue](), count: ids.count)
-        let list = needed.map { String($0.rawValue) }.joined(separator: ",")
-        let cursor = try Row.fetchCursor(db, sql: "SELECT song, tag, value FROM songTag WHERE tag IN (\(list)) ORDER BY id")
-        while let row = try cursor.next() {
-            guard let position = index[row[0]], let tag = TagType(rawValue: row[1]) else { continue }
-            tagsPerSong[position].append(TagValue(tag, row[2]))
-        }
-        return tagsPerSong.map { songTags in
-            tags.map { tag in
-                let values = TagFallback.effectiveValues(of: tag, in: songTags)
-                return values.isEmpty ? [""] : values
-            }
-        }
+        }[0]
+        return ByteOrder.sortedIndices(values).map { CountGroup(value: values[$0], songs: songs[$0], playtime: playtime[$0]) }
     }
 }
