@@ -71,11 +71,30 @@ struct GroupingTests {
     }
 }
 
-@Suite("Byte order")
-struct ByteOrderTests {
+@Suite("Interner")
+struct InternerTests {
+    private func intern(_ values: [String]) -> (Interner, [Int32]) {
+        var interner = Interner()
+        let ids = values.map { value in
+            var value = value
+            return value.withUTF8 { interner.id(of: UnsafeRawBufferPointer($0)) }
+        }
+        return (interner, ids)
+    }
+
+    @Test func numbersEachDistinctValueOnce() {
+        let values = (0..<500).map { "value \($0 % 200)" } + ["", "", "value 3"]
+        let (interner, ids) = intern(values)
+        #expect(interner.count == 201)
+        #expect(ids[0] == ids[200] && ids[3] == ids[502] && ids[500] == ids[501])
+        #expect(zip(values, ids).allSatisfy { interner.string($0.1) == $0.0 })
+    }
+
     @Test func sortsByUTF8BytesLikeStrcmp() {
         let values = ["b", "", "Ä", "a", "B", "abcdefgh", "abcdefgh\u{0}", "abcdefghi", "abcdefgg", "Z"]
-        let sorted = ByteOrder.sortedIndices(values).map { values[$0] }
-        #expect(sorted == ["", "B", "Z", "a", "abcdefgg", "abcdefgh", "abcdefgh\u{0}", "abcdefghi", "b", "Ä"])
+        let (interner, ids) = intern(values)
+        let order = interner.byteOrder()
+        #expect(order.ids.map(interner.string) == ["", "B", "Z", "a", "abcdefgg", "abcdefgh", "abcdefgh\u{0}", "abcdefghi", "b", "Ä"])
+        #expect(ids.map { order.ranks[Int($0)] } == [8, 0, 9, 3, 1, 5, 6, 7, 4, 2])
     }
 }

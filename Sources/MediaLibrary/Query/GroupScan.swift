@@ -65,7 +65,7 @@ struct GroupScan {
     /// Calls `body` for each song matching `condition` (every song when `nil`) with, per
     /// level, the ids of the values it contributes: its own, else those of the first fallback
     /// it has, else the empty value. Returns each level's values by id.
-    func scan(_ db: Database, _ condition: SQLFragment?, _ body: (SongValues) -> Void) throws -> [[String]] {
+    func scan(_ db: Database, _ condition: SQLFragment?, _ body: (SongValues) -> Void) throws -> [Interner] {
         var interners = [Interner](repeating: Interner(), count: levels)
         // Scratch reused for every song: the encoded entries of the wanted tags, of this song
         // and of the last song that differed, and that song's value ids.
@@ -114,7 +114,7 @@ struct GroupScan {
                 }
             }
         }
-        return interners.map(\.values)
+        return interners
     }
 }
 
@@ -155,40 +155,97 @@ extension UnsafeRawBufferPointer {
 }
 
 /// Numbers the distinct values of one level in the order first seen.
+///
+/// The values' bytes are kept in one buffer and found again through an open-addressing table
+/// of their FNV-1a hashes: a lookup costs no `String`, no allocation and no SipHash, and the
+/// byte order is decided on those bytes too. Strings are made only for the values printed.
 struct Interner {
-    /// The values by id.
-    private(set) var values: [String] = []
-    private var ids: [String: Int32] = [:]
-    /// The bytes and id of the value looked up last, which the next song most often repeats.
-    private var last: [UInt8] = []
+    /// The bytes of every value, one after the other.
+    private var storage: [UInt8] = []
+    /// Where each value (by id) starts in `storage`; the next one's start is its end.
+    private var starts: [Int] = [0]
+    private var hashes: [UInt64] = []
+    /// Ids by hash slot; -1 is empty. Its size is a power of two at least twice the count.
+    private var table = [Int32](repeating: -1, count: 64)
+    /// The id looked up last, which the next song most often repeats.
     private var lastID: Int32 = -1
+
+    /// How many distinct values.
+    var count: Int { hashes.count }
 
     /// The id of `bytes` (UTF-8), numbering it if new.
     mutating func id(of bytes: UnsafeRawBufferPointer) -> Int32 {
-        if lastID >= 0, bytes.count == last.count,
-           bytes.isEmpty || last.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
-            return lastID
+        if lastID >= 0, equals(lastID, bytes) { return lastID }
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        let mask = table.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while table[slot] >= 0 {
+            let candidate = table[slot]
+            if hashes[Int(candidate)] == hash, equals(candidate, bytes) {
+                lastID = candidate
+                return candidate
+            }
+            slot = (slot + 1) & mask
         }
-        let value = String(decoding: bytes, as: UTF8.self)
-        let id: Int32
-        if let known = ids[value] {
-            id = known
-        } else {
-            id = Int32(values.count)
-            values.append(value)
-            ids[value] = id
-        }
-        last.removeAll(keepingCapacity: true)
-        last.append(contentsOf: bytes)
+        let id = Int32(hashes.count)
+        storage.append(contentsOf: bytes)
+        starts.append(storage.count)
+        hashes.append(hash)
+        table[slot] = id
+        if hashes.count * 2 > table.count { grow() }
         lastID = id
         return id
     }
 
-    /// `values` sorted by bytes, and the rank there of each of their ids.
-    static func byteOrder(_ values: [String]) -> (sorted: [String], ranks: [Int32]) {
-        let order = ByteOrder.sortedIndices(values)
-        var ranks = [Int32](repeating: 0, count: values.count)
-        for (rank, id) in order.enumerated() { ranks[id] = Int32(rank) }
-        return (order.map { values[$0] }, ranks)
+    /// The value numbered `id`.
+    func string(_ id: Int32) -> String {
+        String(decoding: storage[starts[Int(id)]..<starts[Int(id) + 1]], as: UTF8.self)
+    }
+
+    /// The ids sorted by their values' bytes (`strcmp` order), and the rank of each id there.
+    ///
+    /// Each value's first eight bytes, big-endian in one integer, decide most comparisons;
+    /// ties compare the rest with memcmp.
+    func byteOrder() -> (ids: [Int32], ranks: [Int32]) {
+        storage.withUnsafeBytes { bytes in
+            let keys = (0..<count).map { id -> UInt64 in
+                var key: UInt64 = 0
+                let start = starts[id]
+                let length = min(8, starts[id + 1] - start)
+                for offset in 0..<length { key = key << 8 | UInt64(bytes[start + offset]) }
+                return key << (8 * UInt64(8 - length))
+            }
+            let sorted = (0..<Int32(count)).sorted { a, b in
+                let x = Int(a), y = Int(b)
+                if keys[x] != keys[y] { return keys[x] < keys[y] }
+                let first = UnsafeRawBufferPointer(rebasing: bytes[starts[x]..<starts[x + 1]])
+                let second = UnsafeRawBufferPointer(rebasing: bytes[starts[y]..<starts[y + 1]])
+                let common = min(first.count, second.count)
+                let order = common == 0 ? 0 : memcmp(first.baseAddress!, second.baseAddress!, common)
+                return order != 0 ? order < 0 : first.count < second.count
+            }
+            var ranks = [Int32](repeating: 0, count: count)
+            for (rank, id) in sorted.enumerated() { ranks[Int(id)] = Int32(rank) }
+            return (sorted, ranks)
+        }
+    }
+
+    private func equals(_ id: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        let start = starts[Int(id)]
+        let length = starts[Int(id) + 1] - start
+        guard length == bytes.count else { return false }
+        if length == 0 { return true }
+        return storage.withUnsafeBytes { memcmp($0.baseAddress! + start, bytes.baseAddress!, length) == 0 }
+    }
+
+    private mutating func grow() {
+        table = [Int32](repeating: -1, count: table.count * 2)
+        let mask = table.count - 1
+        for (id, hash) in hashes.enumerated() {
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while table[slot] >= 0 { slot = (slot + 1) & mask }
+            table[slot] = Int32(id)
+        }
     }
 }

@@ -66,14 +66,24 @@ extension MediaLibrary {
             }
             combinations.formUnion(partial)
         }
-        let rows: [[Int32]] = !packs ? Array(combinations) : pairs.map { pair in
-            let inner = Int32(truncatingIfNeeded: pair)
-            return levels.count == 2 ? [Int32(truncatingIfNeeded: pair >> 32), inner] : [inner]
+        let orders = values.map { $0.byteOrder() }
+        if packs {
+            // Sort the pairs as one integer each: outer rank in the high half, inner in the low.
+            let inner = levels.count - 1
+            let ranked = pairs.map { pair -> UInt64 in
+                let innerRank = UInt64(UInt32(orders[inner].ranks[Int(UInt32(truncatingIfNeeded: pair))]))
+                guard inner == 1 else { return innerRank }
+                return UInt64(UInt32(orders[0].ranks[Int(pair >> 32)])) << 32 | innerRank
+            }
+            return ranked.sorted().map { pair in
+                let innerValue = values[inner].string(orders[inner].ids[Int(UInt32(truncatingIfNeeded: pair))])
+                guard inner == 1 else { return [innerValue] }
+                return [values[0].string(orders[0].ids[Int(pair >> 32)]), innerValue]
+            }
         }
-        let orders = values.map(Interner.byteOrder)
-        let ranked = rows.map { ids in ids.enumerated().map { orders[$0.offset].ranks[Int($0.element)] } }
+        let ranked = combinations.map { ids in ids.enumerated().map { orders[$0.offset].ranks[Int($0.element)] } }
         return ranked.sorted { $0.lexicographicallyPrecedes($1) }.map { row in
-            row.enumerated().map { level, rank in orders[level].sorted[Int(rank)] }
+            row.enumerated().map { level, rank in values[level].string(orders[level].ids[Int(rank)]) }
         }
     }
 
@@ -110,6 +120,8 @@ extension MediaLibrary {
                 playtime[slot] += song.duration
             }
         }[0]
-        return ByteOrder.sortedIndices(values).map { CountGroup(value: values[$0], songs: songs[$0], playtime: playtime[$0]) }
+        return values.byteOrder().ids.map {
+            CountGroup(value: values.string($0), songs: songs[Int($0)], playtime: playtime[Int($0)])
+        }
     }
 }

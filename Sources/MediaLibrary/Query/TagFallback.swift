@@ -41,24 +41,4 @@ enum ByteOrder {
         }
         return (fast ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
     }
-
-    /// The indices of `values` in byte order (ties keep no particular order).
-    ///
-    /// Sorting thousands of values (`list`, `count … group`) compares mostly their first
-    /// bytes: each value's first eight bytes, big-endian in one integer, decide most comparisons
-    /// without touching the strings.
-    static func sortedIndices(_ values: [String]) -> [Int] {
-        let keys = values.map { value -> UInt64 in
-            var key: UInt64 = 0
-            var taken = 0
-            for byte in value.utf8.prefix(8) {
-                key = key << 8 | UInt64(byte)
-                taken += 1
-            }
-            return key << (8 * UInt64(8 - taken))
-        }
-        return values.indices.sorted { a, b in
-            keys[a] != keys[b] ? keys[a] < keys[b] : precedes(values[a], values[b])
-        }
-    }
 }
