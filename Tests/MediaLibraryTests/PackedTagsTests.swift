@@ -49,3 +49,38 @@ struct SongTagListTests {
         #expect(fetched.map(\.duration) == mixedSongs.map(\.duration))
     }
 }
+
+@Suite("Row visitor")
+struct RowVisitorTests {
+    private struct Collected {
+        var rows: [([TagValue], Double)] = []
+    }
+
+    @Test func visitsEveryRowInsideTheStatementAndCanRunAgain() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        try library.read { db in
+            for _ in 0..<2 {
+                var collected = Collected()
+                try withUnsafeMutablePointer(to: &collected) { pointer in
+                    let visitor = RowVisitor(function: { context, blob, count, duration in
+                        let tags = PackedTags.decode(UnsafeRawBufferPointer(start: blob, count: count))
+                        context.assumingMemoryBound(to: Collected.self).pointee.rows.append((tags, duration))
+                    }, context: UnsafeMutableRawPointer(pointer))
+                    try RowVisitor.run(db, "SELECT count(mpd_visit(?, tags, duration)) FROM songTagList",
+                                       arguments: [], cached: true, visitor: visitor)
+                }
+                #expect(collected.rows.map(\.0) == mixedSongs.map(\.tags))
+                #expect(collected.rows.map(\.1) == mixedSongs.map { $0.duration ?? 0 })
+            }
+        }
+    }
+
+    @Test func withoutAVisitorTheFunctionFails() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        #expect(throws: DatabaseError.self) {
+            try library.read { db in try Int.fetchOne(db, sql: "SELECT count(mpd_visit(NULL, tags, duration)) FROM songTagList") }
+        }
+    }
+}

@@ -11,26 +11,7 @@ import MPDProtocol
 /// One sequential read of a narrow row per song is the cheapest access SQLite offers; the
 /// values are interned (consecutive songs, usually of one album, mostly repeat the previous
 /// song's values, so most cost one byte comparison) and only distinct combinations kept.
-struct GroupScan {
-    /// What one song contributes, valid only during the call that receives it.
-    struct SongValues {
-        /// The value ids of every level, level after level.
-        let ids: UnsafeBufferPointer<Int32>
-        /// Where each level's ids end in ``ids``.
-        let ends: UnsafeBufferPointer<Int>
-        /// Whether every level has the same ids as for the previous song.
-        let repeatsPrevious: Bool
-        fileprivate let row: RawRow
-
-        /// The song's duration in seconds; 0 when unknown.
-        var duration: Double { row.double(1) ?? 0 }
-
-        /// The ids of `level`.
-        func ids(of level: Int) -> UnsafeBufferPointer<Int32> {
-            UnsafeBufferPointer(rebasing: ids[(level == 0 ? 0 : ends[level - 1])..<ends[level]])
-        }
-    }
-
+struct GroupScan<Consumer: GroupConsumer> {
     /// How many levels.
     let levels: Int
     /// The levels' tags, each followed by its fallbacks (``TagFallback``), outermost level
@@ -39,8 +20,21 @@ struct GroupScan {
     private let chainEnds: [Int]
     /// A bit per tag number any chain holds.
     private let wanted: UInt64
+    /// Each level's values.
+    private(set) var interners: [Interner]
+    /// What is done with each song's ids.
+    private(set) var consumer: Consumer
+    /// The encoded entries of the wanted tags of the last song that differed from the one
+    /// before it, and that song's value ids, reused while the next songs repeat them.
+    private var previous = ByteScratch()
+    // Raw buffers, not arrays: reached through a pointer from SQLite's callback, arrays were
+    // retained and released at each access.
+    private var ids = Scratch<Int32>()
+    private var ends = Scratch<Int>()
+    private var started = false
 
-    init(levels tags: [TagType]) {
+    /// A scan of the levels `tags`, outermost first, feeding `consumer`.
+    init(levels tags: [TagType], consumer: Consumer) {
         levels = tags.count
         var chains: [Int] = []
         var ends: [Int] = []
@@ -51,71 +45,144 @@ struct GroupScan {
         self.chains = chains
         chainEnds = ends
         wanted = chains.reduce(0) { $0 | 1 << UInt64($1) }
+        interners = [Interner](repeating: Interner(), count: tags.count)
+        self.consumer = consumer
+        for _ in tags { self.ends.append(0) }
     }
 
-    /// The SQL selecting `tags, duration` of the songs matching `condition` (on `song s`).
+    /// The SQL visiting (``RowVisitor``) `tags, duration` of the songs matching `condition`
+    /// (on `song s`), every song when `nil`; its first parameter is the visitor.
     static func source(_ condition: SQLFragment?) -> SQLFragment {
-        guard let condition else { return SQLFragment("SELECT tags, duration FROM songTagList") }
+        guard let condition else { return SQLFragment("SELECT count(mpd_visit(?, tags, duration)) FROM songTagList") }
         return SQLFragment(
-            "SELECT g.tags, g.duration FROM songTagList g WHERE g.song IN (SELECT s.id FROM song s WHERE \(condition.sql))",
+            """
+            SELECT count(mpd_visit(?, g.tags, g.duration)) FROM songTagList g
+            WHERE g.song IN (SELECT s.id FROM song s WHERE \(condition.sql))
+            """,
             values: condition.arguments
         )
     }
 
-    /// Calls `body` for each song matching `condition` (every song when `nil`) with, per
-    /// level, the ids of the values it contributes: its own, else those of the first fallback
-    /// it has, else the empty value. Returns each level's values by id.
-    func scan(_ db: Database, _ condition: SQLFragment?, _ body: (SongValues) -> Void) throws -> [Interner] {
-        var interners = [Interner](repeating: Interner(), count: levels)
-        // Scratch reused for every song: the encoded entries of the wanted tags, of this song
-        // and of the last song that differed, and that song's value ids.
-        var entries = ByteScratch()
-        var previous = ByteScratch()
-        defer {
-            entries.free()
-            previous.free()
-        }
-        var ids: [Int32] = []
-        var ends = [Int](repeating: 0, count: levels)
-        var started = false
+    /// Feeds the consumer every song matching `condition` (every song when `nil`).
+    ///
+    /// - Parameter visit: calls ``visit(_:_:)`` on the scan its first argument points to; a
+    ///   closure without captures written where `Consumer` is known, so that the call SQLite
+    ///   makes per row reaches the specialised code without a closure context or reference
+    ///   counting (a closure over the scan's state measured a third slower).
+    mutating func run(_ db: Database, _ condition: SQLFragment?, visit: RowVisitor.Function) throws {
         let source = Self.source(condition)
-        try RawRow.forEach(db, source.sql, arguments: source.arguments) { row in
-            entries.count = 0
-            var present: UInt64 = 0
-            PackedTags.forEachEntry(in: row.blob(0)) { tag, entry, _ in
-                guard tag < 64, wanted & (1 << UInt64(tag)) != 0 else { return }
-                present |= 1 << UInt64(tag)
-                entries.append(entry)
-            }
-            // A song with the same values of the wanted tags as the previous one (the next
-            // track of the same album, most often) has the same ids.
-            let repeats = started && entries.bytes.elementsEqual(previous.bytes)
-            if !repeats {
-                started = true
-                ids.removeAll(keepingCapacity: true)
-                var chainStart = 0
-                for level in 0..<levels {
-                    let chain = chains[chainStart..<chainEnds[level]]
-                    chainStart = chainEnds[level]
-                    if let chosen = chain.first(where: { present & (1 << UInt64($0)) != 0 }) {
-                        PackedTags.forEach(in: entries.bytes) { tag, value in
-                            if tag == chosen { ids.append(interners[level].id(of: value)) }
-                        }
-                    } else {
-                        ids.append(interners[level].id(of: UnsafeRawBufferPointer(start: nil, count: 0)))
-                    }
-                    ends[level] = ids.count
-                }
-                swap(&entries, &previous)
-            }
-            ids.withUnsafeBufferPointer { idBuffer in
-                ends.withUnsafeBufferPointer { endBuffer in
-                    body(SongValues(ids: idBuffer, ends: endBuffer, repeatsPrevious: repeats, row: row))
-                }
+        defer {
+            previous.free()
+            ids.free()
+            ends.free()
+        }
+        try withUnsafeMutablePointer(to: &self) { scan in
+            try RowVisitor.run(db, source.sql, arguments: source.arguments, cached: condition == nil,
+                               visitor: RowVisitor(function: visit, context: UnsafeMutableRawPointer(scan)))
+        }
+    }
+
+    /// One song: its packed tags and duration (0 when unknown). Computes, per level, the ids
+    /// of the values it contributes (its own, else those of the first fallback it has, else
+    /// the empty value) and hands them to the consumer.
+    @inline(__always)
+    mutating func visit(_ blob: UnsafeRawBufferPointer, _ duration: Double) {
+        // A song with the same values of the wanted tags as the previous one (the next track
+        // of the same album, most often) has the same ids: compare in place.
+        var present: UInt64 = 0
+        var compared = 0
+        var same = started
+        PackedTags.forEachEntry(in: blob) { tag, entry, _ in
+            guard tag < 64, wanted & (1 << UInt64(tag)) != 0 else { return }
+            present |= 1 << UInt64(tag)
+            if same {
+                same = previous.holds(entry, at: compared)
+                compared += entry.count
             }
         }
-        return interners
+        let repeats = same && compared == previous.count
+        if !repeats { numberValues(blob, present: present) }
+        consumer.consume(SongValues(ids: ids.buffer, ends: ends.buffer, repeatsPrevious: repeats, duration: duration))
     }
+
+    private mutating func numberValues(_ blob: UnsafeRawBufferPointer, present: UInt64) {
+        started = true
+        previous.count = 0
+        PackedTags.forEachEntry(in: blob) { tag, entry, _ in
+            if tag < 64, wanted & (1 << UInt64(tag)) != 0 { previous.append(entry) }
+        }
+        ids.count = 0
+        var chainStart = 0
+        for level in 0..<levels {
+            let chain = chains[chainStart..<chainEnds[level]]
+            chainStart = chainEnds[level]
+            if let chosen = chain.first(where: { present & (1 << UInt64($0)) != 0 }) {
+                PackedTags.forEach(in: previous.bytes) { tag, value in
+                    if tag == chosen { ids.append(interners[level].id(of: value)) }
+                }
+            } else {
+                ids.append(interners[level].id(of: UnsafeRawBufferPointer(start: nil, count: 0)))
+            }
+            ends[level] = ids.count
+        }
+    }
+}
+
+/// What one song contributes to a ``GroupScan``, valid only during the call that receives it.
+struct SongValues {
+    /// The value ids of every level, level after level.
+    let ids: UnsafeBufferPointer<Int32>
+    /// Where each level's ids end in ``ids``.
+    let ends: UnsafeBufferPointer<Int>
+    /// Whether every level has the same ids as for the previous song.
+    let repeatsPrevious: Bool
+    /// The song's duration in seconds; 0 when unknown.
+    let duration: Double
+
+    /// The ids of `level`.
+    func ids(of level: Int) -> UnsafeBufferPointer<Int32> {
+        UnsafeBufferPointer(rebasing: ids[(level == 0 ? 0 : ends[level - 1])..<ends[level]])
+    }
+}
+
+/// What `list` or `count` does with each song of a ``GroupScan``.
+protocol GroupConsumer {
+    /// Takes one song's value ids.
+    mutating func consume(_ song: SongValues)
+}
+
+/// A growable buffer of plain values without reference counting, for the per-song loop; its
+/// owner frees it.
+struct Scratch<Element: BitwiseCopyable> {
+    private var base = UnsafeMutablePointer<Element>.allocate(capacity: 16)
+    private var capacity = 16
+    /// How many elements are in use.
+    var count = 0
+
+    /// The elements in use.
+    var buffer: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: base, count: count) }
+
+    /// The element at `index`, which must be in use.
+    subscript(index: Int) -> Element {
+        get { base[index] }
+        set { base[index] = newValue }
+    }
+
+    /// Appends `element`.
+    mutating func append(_ element: Element) {
+        if count == capacity {
+            let grown = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            grown.initialize(from: base, count: count)
+            base.deallocate()
+            base = grown
+            capacity *= 2
+        }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    /// Releases the memory.
+    func free() { base.deallocate() }
 }
 
 /// A growable byte buffer without reference counting, for the per-song loop; its owner frees it.
@@ -142,16 +209,15 @@ struct ByteScratch {
         count += more.count
     }
 
+    /// Whether the bytes at `offset` are those of `other`.
+    @inline(__always)
+    func holds(_ other: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+        guard offset + other.count <= count else { return false }
+        return other.isEmpty || memcmp(base + offset, other.baseAddress!, other.count) == 0
+    }
+
     /// Releases the memory.
     func free() { base.deallocate() }
-}
-
-extension UnsafeRawBufferPointer {
-    /// Whether both hold the same bytes.
-    @inline(__always)
-    func elementsEqual(_ other: UnsafeRawBufferPointer) -> Bool {
-        count == other.count && (count == 0 || memcmp(baseAddress!, other.baseAddress!, count) == 0)
-    }
 }
 
 /// Numbers the distinct values of one level in the order first seen.

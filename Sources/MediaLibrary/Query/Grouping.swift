@@ -44,28 +44,14 @@ extension MediaLibrary {
     /// The distinct combinations of the levels' values over the songs matching `condition`
     /// (all songs when `nil`), sorted by bytes level by level.
     static func combinations(_ db: Database, _ condition: SQLFragment?, levels: [TagType]) throws -> [[String]] {
-        var combinations = Set<[Int32]>()
-        // One or two levels (`list TAG`, `list TAG group TAG`) pack into one integer.
-        var pairs = Set<UInt64>()
-        let packs = levels.count <= 2
-        let values = try GroupScan(levels: levels).scan(db, condition) { song in
-            // Songs of one album follow each other and mostly repeat the previous song.
-            if song.repeatsPrevious { return }
-            if packs {
-                for inner in song.ids(of: levels.count - 1) {
-                    let outerIDs = levels.count == 2 ? song.ids(of: 0) : UnsafeBufferPointer(start: nil, count: 0)
-                    if outerIDs.isEmpty { pairs.insert(UInt64(UInt32(inner))) }
-                    for outer in outerIDs { pairs.insert(UInt64(UInt32(outer)) << 32 | UInt64(UInt32(inner))) }
-                }
-                return
-            }
-            var partial: [[Int32]] = [[]]
-            for level in 0..<levels.count {
-                let ids = song.ids(of: level)
-                partial = partial.flatMap { prefix in ids.map { prefix + [$0] } }
-            }
-            combinations.formUnion(partial)
+        var scan = GroupScan(levels: levels, consumer: Combinations(levels: levels.count))
+        try scan.run(db, condition) { scan, blob, count, duration in
+            scan.assumingMemoryBound(to: GroupScan<Combinations>.self).pointee
+                .visit(UnsafeRawBufferPointer(start: blob, count: count), duration)
         }
+        let values = scan.interners
+        let pairs = scan.consumer.pairs
+        let packs = scan.consumer.packs
         let orders = values.map { $0.byteOrder() }
         if packs {
             // Sort the pairs as one integer each: outer rank in the high half, inner in the low.
@@ -81,7 +67,7 @@ extension MediaLibrary {
                 return [values[0].string(orders[0].ids[Int(pair >> 32)]), innerValue]
             }
         }
-        let ranked = combinations.map { ids in ids.enumerated().map { orders[$0.offset].ranks[Int($0.element)] } }
+        let ranked = scan.consumer.combinations.map { ids in ids.enumerated().map { orders[$0.offset].ranks[Int($0.element)] } }
         return ranked.sorted { $0.lexicographicallyPrecedes($1) }.map { row in
             row.enumerated().map { level, rank in values[level].string(orders[level].ids[Int(rank)]) }
         }
@@ -107,21 +93,73 @@ extension MediaLibrary {
     /// The songs and playtime per value of `group` over the songs matching `condition` (all
     /// songs when `nil`), sorted by bytes. A song counts once for each distinct value it has.
     static func countGroups(_ db: Database, _ condition: SQLFragment?, group: TagType) throws -> [CountGroup] {
-        var songs: [Int64] = []
-        var playtime: [Double] = []
-        let values = try GroupScan(levels: [group]).scan(db, condition) { song in
-            for (index, id) in song.ids.enumerated() where index == 0 || !song.ids[..<index].contains(id) {
-                let slot = Int(id)
-                if slot >= songs.count {
-                    songs.append(contentsOf: repeatElement(0, count: slot + 1 - songs.count))
-                    playtime.append(contentsOf: repeatElement(0, count: slot + 1 - playtime.count))
-                }
-                songs[slot] += 1
-                playtime[slot] += song.duration
-            }
-        }[0]
+        var scan = GroupScan(levels: [group], consumer: Totals())
+        try scan.run(db, condition) { scan, blob, count, duration in
+            scan.assumingMemoryBound(to: GroupScan<Totals>.self).pointee
+                .visit(UnsafeRawBufferPointer(start: blob, count: count), duration)
+        }
+        let values = scan.interners[0]
+        let songs = scan.consumer.songs
+        let playtime = scan.consumer.playtime
         return values.byteOrder().ids.map {
             CountGroup(value: values.string($0), songs: songs[Int($0)], playtime: playtime[Int($0)])
+        }
+    }
+}
+
+/// `list`'s part of a ``GroupScan``: the distinct combinations of the levels' value ids.
+struct Combinations: GroupConsumer {
+    /// Whether there are one or two levels (`list TAG`, `list TAG group TAG`), whose ids pack
+    /// into one integer each: ``pairs`` then, else ``combinations``.
+    let packs: Bool
+    private let levels: Int
+    /// One or two levels: the outer id in the high half (0 for one level), the inner in the low.
+    private(set) var pairs = Set<UInt64>()
+    /// Three levels or more.
+    private(set) var combinations = Set<[Int32]>()
+
+    init(levels: Int) {
+        self.levels = levels
+        packs = levels <= 2
+    }
+
+    mutating func consume(_ song: SongValues) {
+        // Songs of one album follow each other and mostly repeat the previous song.
+        if song.repeatsPrevious { return }
+        if packs {
+            let outerIDs = levels == 2 ? song.ids(of: 0) : UnsafeBufferPointer(start: nil, count: 0)
+            for inner in song.ids(of: levels - 1) {
+                if outerIDs.isEmpty { pairs.insert(UInt64(UInt32(inner))) }
+                for outer in outerIDs { pairs.insert(UInt64(UInt32(outer)) << 32 | UInt64(UInt32(inner))) }
+            }
+            return
+        }
+        var partial: [[Int32]] = [[]]
+        for level in 0..<levels {
+            let ids = song.ids(of: level)
+            partial = partial.flatMap { prefix in ids.map { prefix + [$0] } }
+        }
+        combinations.formUnion(partial)
+    }
+}
+
+/// `count … group`'s part of a ``GroupScan``: songs and playtime per value id.
+struct Totals: GroupConsumer {
+    /// Songs per value id.
+    private(set) var songs: [Int64] = []
+    /// Seconds per value id.
+    private(set) var playtime: [Double] = []
+
+    mutating func consume(_ song: SongValues) {
+        // A song counts once for each distinct value it has.
+        for (index, id) in song.ids.enumerated() where index == 0 || !song.ids[..<index].contains(id) {
+            let slot = Int(id)
+            if slot >= songs.count {
+                songs.append(contentsOf: repeatElement(0, count: slot + 1 - songs.count))
+                playtime.append(contentsOf: repeatElement(0, count: slot + 1 - playtime.count))
+            }
+            songs[slot] += 1
+            playtime[slot] += song.duration
         }
     }
 }

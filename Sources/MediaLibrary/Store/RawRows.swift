@@ -36,17 +36,30 @@ struct RawRow {
     }
 
     /// Runs `sql` with `arguments`, calling `body` with each result row.
+    /// - Parameters:
+    ///   - cached: keep the compiled statement on the connection for the next run of the same
+    ///     SQL (for fixed SQL run often; not for SQL holding values or varying lists).
+    ///   - visitor: a ``RowVisitor`` bound to the first parameter, for `mpd_visit`.
     /// - Throws: the SQLite error that ended the statement, or `body`'s.
     static func forEach(
         _ db: Database,
         _ sql: String,
         arguments: [DatabaseValue] = [],
+        cached: Bool = false,
+        firstPointer visitor: UnsafeMutableRawPointer? = nil,
         _ body: (RawRow) throws -> Void
     ) throws {
-        let statement = try db.makeStatement(sql: sql)
+        let statement = try cached ? db.cachedStatement(sql: sql) : db.makeStatement(sql: sql)
         try statement.setArguments(StatementArguments(arguments))
         let handle = statement.sqliteStatement
-        defer { sqlite3_reset(handle) }
+        if let visitor {
+            sqlite3_bind_pointer(handle, 1, visitor, RowVisitor.pointerType, nil)
+        }
+        defer {
+            sqlite3_reset(handle)
+            // A cached statement must not keep the visitor's address past this run.
+            if visitor != nil { sqlite3_bind_null(handle, 1) }
+        }
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { return }
