@@ -50,6 +50,7 @@ let package = Package(
             dependencies: [
                 "CFFmpeg", "MPDProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -98,7 +99,10 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaLibraryTests",
-            dependencies: ["MediaLibrary", "MPDProtocol", "CFFmpeg", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "MediaLibrary", "MPDProtocol", "CFFmpeg",
+                .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

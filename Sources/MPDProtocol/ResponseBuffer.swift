@@ -20,14 +20,26 @@ public struct ResponseBuffer: Sendable {
     /// A line break inside `value` would forge a protocol line, so each one becomes a space, as
     /// MPD's tag sanitiser does for values from files.
     public mutating func append(_ key: String, _ value: String) {
-        bytes.writeString(key)
-        bytes.writeStaticString(": ")
-        if value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
-            bytes.writeBytes(value.utf8.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 })
-        } else {
-            bytes.writeString(value)
+        var key = key
+        var value = value
+        // One write per line: song blocks print tens of thousands of lines, and each separate
+        // write checks capacity and uniqueness again.
+        _ = key.withUTF8 { key in
+            value.withUTF8 { value in
+                bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: key.count + value.count + 3) { line in
+                    line.copyMemory(from: UnsafeRawBufferPointer(key))
+                    line[key.count] = UInt8(ascii: ":")
+                    line[key.count + 1] = UInt8(ascii: " ")
+                    let text = UnsafeMutableRawBufferPointer(rebasing: line[(key.count + 2)...])
+                    text.copyMemory(from: UnsafeRawBufferPointer(value))
+                    for index in value.indices where value[index] == 0x0A || value[index] == 0x0D {
+                        text[index] = 0x20
+                    }
+                    line[key.count + 2 + value.count] = UInt8(ascii: "\n")
+                    return key.count + value.count + 3
+                }
+            }
         }
-        bytes.writeStaticString("\n")
     }
 
     /// Appends `key: value\n` for an integer value.

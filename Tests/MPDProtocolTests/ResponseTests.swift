@@ -41,6 +41,18 @@ struct ResponseTests {
         #expect(response.count == 0)
     }
 
+    @Test("lines with carriage returns, empty and non-ASCII values, beyond the first capacity")
+    func responseBufferLines() {
+        var response = ResponseBuffer()
+        response.append("Comment", "a\r\nb\rc\n")
+        response.append("Artist", "")
+        response.append("Album", "音楽図鑑")
+        let long = String(repeating: "x", count: 5000)
+        response.append("Title", long)
+        let expected = "Comment: a  b c \nArtist: \nAlbum: 音楽図鑑\nTitle: \(long)\n"
+        #expect(Array(response.bytes.readableBytesView) == Array(expected.utf8))
+    }
+
     @Test("idle subsystem names, case-insensitive, in bit order")
     func idleSubsystems() {
         #expect(IdleSubsystems(name: "PLAYER") == .player)

@@ -67,11 +67,12 @@ extension MediaLibrary {
             }
             let songCondition = scope("s", parent: "directory")
             if details {
-                let cursor = try Row.fetchCursor(db, sql: """
-                    SELECT s.ord, \(LibraryStore.songColumns) FROM (SELECT * FROM song s WHERE \(songCondition.sql)
-                    ORDER BY s.ord LIMIT \(limit)) s LEFT JOIN songTag t ON t.song = s.id ORDER BY s.ord, t.id
-                    """, arguments: StatementArguments(songCondition.arguments))
-                entries += try Self.songsWithOrd(cursor)
+                try RawRow.forEach(db, """
+                    SELECT s.ord, \(LibraryStore.songColumns) FROM \(LibraryStore.songsWithTags)
+                    WHERE \(songCondition.sql) ORDER BY s.ord LIMIT \(limit)
+                    """, arguments: songCondition.arguments) { row in
+                    entries.append((row.int64(0), .song(LibraryStore.song(row, from: 1))))
+                }
             } else {
                 for row in try Row.fetchAll(db, sql: "SELECT s.ord, s.uri FROM song s WHERE \(songCondition.sql) ORDER BY s.ord LIMIT \(limit)",
                                             arguments: StatementArguments(songCondition.arguments)) {
@@ -83,23 +84,5 @@ extension MediaLibrary {
             let next = entries.count > limit || page.count == limit ? page.last?.0 : nil
             return (page.map(\.1), next)
         }
-    }
-
-    private static func songsWithOrd(_ cursor: RowCursor) throws -> [(Int64, LibraryEntry)] {
-        var result: [(Int64, LibraryEntry)] = []
-        var songs: [Song] = []
-        var ords: [Int64] = []
-        while let row = try cursor.next() {
-            let ord: Int64 = row[0]
-            if ord != ords.last {
-                ords.append(ord)
-                songs.append(Song(uri: row[2], lastModified: row[3], added: row[4], audioFormat: row[5], duration: row[6], tags: []))
-            }
-            if let number: Int = row[7], let tag = TagType(rawValue: number) {
-                songs[songs.count - 1].tags.append(TagValue(tag, row[8]))
-            }
-        }
-        for (ord, song) in zip(ords, songs) { result.append((ord, .song(song))) }
-        return result
     }
 }

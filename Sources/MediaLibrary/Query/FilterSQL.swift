@@ -38,7 +38,7 @@ enum FilterSQL {
         case .tag(let tag, let predicate):
             return negate(tagCondition(tag, predicate), if: predicate.negated)
         case .anyTag(let predicate):
-            let match = valueMatch(predicate, column: "t", tagRestricted: false)
+            let match = valueMatch(predicate, column: "t", tag: nil)
             return negate(
                 SQLFragment("s.id IN (SELECT t.song FROM songTag t WHERE \(match.sql))", values: match.arguments),
                 if: predicate.negated
@@ -110,30 +110,39 @@ enum FilterSQL {
     private static let hasTag = "EXISTS (SELECT 1 FROM songTag x WHERE x.song = s.id AND x.tag = ?)"
 
     private static func tagMatch(_ tag: TagType, _ predicate: StringPredicate) -> SQLFragment {
-        let match = valueMatch(predicate, column: "t", tagRestricted: true, tag: tag)
+        let match = valueMatch(predicate, column: "t", tag: tag)
+        // With the trigram index, its few hits must drive the subquery: `+` keeps SQLite from
+        // walking every value of the tag through `songTag_folded` and probing the hits for each.
+        let tagColumn = usesTrigramIndex(predicate, tag: tag) ? "+t.tag" : "t.tag"
         return SQLFragment(
-            "s.id IN (SELECT t.song FROM songTag t WHERE t.tag = ? AND \(match.sql))",
+            "s.id IN (SELECT t.song FROM songTag t WHERE \(tagColumn) = ? AND \(match.sql))",
             values: [Int64(tag.rawValue).databaseValue] + match.arguments
         )
+    }
+
+    /// Whether a match of `predicate` on `tag` (or on any tag, when `nil`) is looked up in the
+    /// trigram index: a folded substring of three characters or more.
+    static func usesTrigramIndex(_ predicate: StringPredicate, tag: TagType?) -> Bool {
+        guard predicate.operator == .contains, predicate.foldCase,
+              TextFolding.fold(predicate.value).unicodeScalars.count >= 3
+        else { return false }
+        return tag.map(Schema.fullTextTags.contains) ?? true
     }
 
     /// A condition on one `songTag` row aliased `alias`, ignoring the predicate's negation.
     private static func valueMatch(
         _ predicate: StringPredicate,
         column alias: String,
-        tagRestricted: Bool,
-        tag: TagType? = nil
+        tag: TagType?
     ) -> SQLFragment {
         let plain = stringMatch(predicate, raw: "\(alias).value", folded: "\(alias).folded")
         // A folded substring of three characters or more can be found through the trigram
         // index, which holds the tags of Schema.fullTextTags.
-        guard predicate.operator == .contains, predicate.foldCase else { return plain }
+        guard usesTrigramIndex(predicate, tag: tag) else { return plain }
         let needle = TextFolding.fold(predicate.value)
-        guard needle.unicodeScalars.count >= 3 else { return plain }
         let phrase = "\"" + needle.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         let indexed = "\(alias).id IN (SELECT rowid FROM songTagText WHERE songTagText MATCH ?)"
-        if let tag, tagRestricted {
-            guard Schema.fullTextTags.contains(tag) else { return plain }
+        if tag != nil {
             return SQLFragment("\(indexed) AND \(plain.sql)", values: [phrase.databaseValue] + plain.arguments)
         }
         let unindexed = Schema.fullTextTags.map { String($0.rawValue) }.joined(separator: ",")

@@ -17,30 +17,23 @@ extension MediaLibrary {
     /// outermost level. A song without a tag (and its fallbacks) contributes an empty value.
     public func list(_ selection: ListSelection) async throws -> [[String]] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
-        let condition = selection.filter.map(FilterSQL.condition) ?? .alwaysTrue
+        let condition = selection.filter.map(FilterSQL.condition)
         let rows: [[String]] = try await store.pool.read { db in
             if let filter = selection.filter { try Self.validateBase(db, filter) }
             guard case .tag(let subject) = selection.subject else {
+                let condition = condition ?? .alwaysTrue
                 return try String.fetchAll(db, sql: "SELECT s.uri FROM song s WHERE \(condition.sql) ORDER BY s.ord",
                                            arguments: StatementArguments(condition.arguments)).map { [$0] }
             }
-            let levels = selection.groups.reversed() + [subject]
-            let values = try Self.effectiveValues(db, condition, tags: levels)
-            var combinations = Set<[String]>()
-            for perSong in values {
-                var partial: [[String]] = [[]]
-                for levelValues in perSong {
-                    partial = partial.flatMap { prefix in levelValues.map { prefix + [$0] } }
-                }
-                combinations.formUnion(partial)
-            }
-            return combinations.sorted { a, b in
-                for (x, y) in zip(a, b) where x != y { return ByteOrder.precedes(x, y) }
-                return a.count < b.count
-            }
+            return try Self.combinations(db, condition, levels: selection.groups.reversed() + [subject])
         }
         guard case .tag = selection.subject, let window = selection.window else { return rows }
-        // The window counts values of the outermost level.
+        return Self.windowed(rows, window)
+    }
+
+    /// The rows of `list` whose outermost value is in `window`, which counts the distinct
+    /// outermost values (rows are sorted, so equal values are adjacent).
+    static func windowed(_ rows: [[String]], _ window: RangeArgument) -> [[String]] {
         var outer: [String] = []
         for row in rows where row.first != outer.last { outer.append(row[0]) }
         let start = min(window.start, outer.count)
@@ -48,64 +41,125 @@ extension MediaLibrary {
         return rows.filter { kept.contains($0[0]) }
     }
 
+    /// The distinct combinations of the levels' values over the songs matching `condition`
+    /// (all songs when `nil`), sorted by bytes level by level.
+    static func combinations(_ db: Database, _ condition: SQLFragment?, levels: [TagType]) throws -> [[String]] {
+        var scan = GroupScan(levels: levels, consumer: Combinations(levels: levels.count))
+        try scan.run(db, condition) { scan, blob, count, duration in
+            scan.assumingMemoryBound(to: GroupScan<Combinations>.self).pointee
+                .visit(UnsafeRawBufferPointer(start: blob, count: count), duration)
+        }
+        let values = scan.interners
+        let pairs = scan.consumer.pairs
+        let packs = scan.consumer.packs
+        let orders = values.map { $0.byteOrder() }
+        if packs {
+            // Sort the pairs as one integer each: outer rank in the high half, inner in the low.
+            let inner = levels.count - 1
+            let ranked = pairs.map { pair -> UInt64 in
+                let innerRank = UInt64(UInt32(orders[inner].ranks[Int(UInt32(truncatingIfNeeded: pair))]))
+                guard inner == 1 else { return innerRank }
+                return UInt64(UInt32(orders[0].ranks[Int(pair >> 32)])) << 32 | innerRank
+            }
+            return ranked.sorted().map { pair in
+                let innerValue = values[inner].string(orders[inner].ids[Int(UInt32(truncatingIfNeeded: pair))])
+                guard inner == 1 else { return [innerValue] }
+                return [values[0].string(orders[0].ids[Int(pair >> 32)]), innerValue]
+            }
+        }
+        let ranked = scan.consumer.combinations.map { ids in ids.enumerated().map { orders[$0.offset].ranks[Int($0.element)] } }
+        return ranked.sorted { $0.lexicographicallyPrecedes($1) }.map { row in
+            row.enumerated().map { level, rank in values[level].string(orders[level].ids[Int(rank)]) }
+        }
+    }
+
     /// `count`: the number and total duration of the matching songs, per value of the group tag
     /// when there is one (sorted by bytes; an empty value for songs without it).
     public func count(_ selection: CountSelection) async throws -> [CountGroup] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
-        let condition = selection.filter.map(FilterSQL.condition) ?? .alwaysTrue
+        let condition = selection.filter.map(FilterSQL.condition)
         return try await store.pool.read { db in
             if let filter = selection.filter { try Self.validateBase(db, filter) }
             guard let group = selection.group else {
+                let condition = condition ?? .alwaysTrue
                 let row = try Row.fetchOne(db, sql: "SELECT count(*), total(duration) FROM song s WHERE \(condition.sql)",
                                            arguments: StatementArguments(condition.arguments))
                 return [CountGroup(value: nil, songs: row?[0] ?? 0, playtime: row?[1] ?? 0)]
             }
-            let durations = try Self.matchingDurations(db, condition)
-            let values = try Self.effectiveValues(db, condition, tags: [group], ids: durations.map(\.id))
-            var totals: [String: (songs: Int64, playtime: Double)] = [:]
-            for (song, perSong) in zip(durations, values) {
-                for value in Set(perSong[0]) {
-                    totals[value, default: (0, 0)].songs += 1
-                    totals[value, default: (0, 0)].playtime += song.duration
-                }
-            }
-            return totals.keys.sorted(by: ByteOrder.precedes).map {
-                CountGroup(value: $0, songs: totals[$0]!.songs, playtime: totals[$0]!.playtime)
-            }
+            return try Self.countGroups(db, condition, group: group)
         }
     }
 
-    private static func matchingDurations(_ db: Database, _ condition: SQLFragment) throws -> [(id: Int64, duration: Double)] {
-        try Row.fetchAll(db, sql: "SELECT s.id, coalesce(s.duration, 0) FROM song s WHERE \(condition.sql) ORDER BY s.id",
-                         arguments: StatementArguments(condition.arguments)).map { ($0[0], $0[1]) }
+    /// The songs and playtime per value of `group` over the songs matching `condition` (all
+    /// songs when `nil`), sorted by bytes. A song counts once for each distinct value it has.
+    static func countGroups(_ db: Database, _ condition: SQLFragment?, group: TagType) throws -> [CountGroup] {
+        var scan = GroupScan(levels: [group], consumer: Totals())
+        try scan.run(db, condition) { scan, blob, count, duration in
+            scan.assumingMemoryBound(to: GroupScan<Totals>.self).pointee
+                .visit(UnsafeRawBufferPointer(start: blob, count: count), duration)
+        }
+        let values = scan.interners[0]
+        let songs = scan.consumer.songs
+        let playtime = scan.consumer.playtime
+        return values.byteOrder().ids.map {
+            CountGroup(value: values.string($0), songs: songs[Int($0)], playtime: playtime[Int($0)])
+        }
+    }
+}
+
+/// `list`'s part of a ``GroupScan``: the distinct combinations of the levels' value ids.
+struct Combinations: GroupConsumer {
+    /// Whether there are one or two levels (`list TAG`, `list TAG group TAG`), whose ids pack
+    /// into one integer each: ``pairs`` then, else ``combinations``.
+    let packs: Bool
+    private let levels: Int
+    /// One or two levels: the outer id in the high half (0 for one level), the inner in the low.
+    private(set) var pairs = Set<UInt64>()
+    /// Three levels or more.
+    private(set) var combinations = Set<[Int32]>()
+
+    init(levels: Int) {
+        self.levels = levels
+        packs = levels <= 2
     }
 
-    /// For each matching song (by ascending id), for each of `tags`, the values the song
-    /// contributes: its own, else the first fallback's, else one empty value.
-    private static func effectiveValues(
-        _ db: Database,
-        _ condition: SQLFragment,
-        tags: [TagType],
-        ids knownIDs: [Int64]? = nil
-    ) throws -> [[[String]]] {
-        let ids = try knownIDs ?? Int64.fetchAll(db, sql: "SELECT s.id FROM song s WHERE \(condition.sql) ORDER BY s.id",
-                                                 arguments: StatementArguments(condition.arguments))
-        let needed = Set(tags.flatMap { [$0] + TagFallback.chain(for: $0) })
-        var index: [Int64: Int] = [:]
-        index.reserveCapacity(ids.count)
-        for (position, id) in ids.enumerated() { index[id] = position }
-        var tagsPerSong = Array(repeating: [TagValue](), count: ids.count)
-        let list = needed.map { String($0.rawValue) }.joined(separator: ",")
-        let cursor = try Row.fetchCursor(db, sql: "SELECT song, tag, value FROM songTag WHERE tag IN (\(list)) ORDER BY id")
-        while let row = try cursor.next() {
-            guard let position = index[row[0]], let tag = TagType(rawValue: row[1]) else { continue }
-            tagsPerSong[position].append(TagValue(tag, row[2]))
-        }
-        return tagsPerSong.map { songTags in
-            tags.map { tag in
-                let values = TagFallback.effectiveValues(of: tag, in: songTags)
-                return values.isEmpty ? [""] : values
+    mutating func consume(_ song: SongValues) {
+        // Songs of one album follow each other and mostly repeat the previous song.
+        if song.repeatsPrevious { return }
+        if packs {
+            let outerIDs = levels == 2 ? song.ids(of: 0) : UnsafeBufferPointer(start: nil, count: 0)
+            for inner in song.ids(of: levels - 1) {
+                if outerIDs.isEmpty { pairs.insert(UInt64(UInt32(inner))) }
+                for outer in outerIDs { pairs.insert(UInt64(UInt32(outer)) << 32 | UInt64(UInt32(inner))) }
             }
+            return
+        }
+        var partial: [[Int32]] = [[]]
+        for level in 0..<levels {
+            let ids = song.ids(of: level)
+            partial = partial.flatMap { prefix in ids.map { prefix + [$0] } }
+        }
+        combinations.formUnion(partial)
+    }
+}
+
+/// `count … group`'s part of a ``GroupScan``: songs and playtime per value id.
+struct Totals: GroupConsumer {
+    /// Songs per value id.
+    private(set) var songs: [Int64] = []
+    /// Seconds per value id.
+    private(set) var playtime: [Double] = []
+
+    mutating func consume(_ song: SongValues) {
+        // A song counts once for each distinct value it has.
+        for (index, id) in song.ids.enumerated() where index == 0 || !song.ids[..<index].contains(id) {
+            let slot = Int(id)
+            if slot >= songs.count {
+                songs.append(contentsOf: repeatElement(0, count: slot + 1 - songs.count))
+                playtime.append(contentsOf: repeatElement(0, count: slot + 1 - playtime.count))
+            }
+            songs[slot] += 1
+            playtime[slot] += song.duration
         }
     }
 }

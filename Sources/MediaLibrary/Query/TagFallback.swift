@@ -1,3 +1,4 @@
+import Foundation
 import MPDProtocol
 
 /// MPD's tag fallbacks (`src/tag/Fallback.hxx`): which tags stand in for one a song lacks,
@@ -30,6 +31,14 @@ enum TagFallback {
 enum ByteOrder {
     /// Whether `a` sorts before `b` by UTF-8 bytes.
     static func precedes(_ a: String, _ b: String) -> Bool {
-        a.utf8.lexicographicallyPrecedes(b.utf8)
+        // Native strings are contiguous UTF-8: compare the bytes as `strcmp` would, with memcmp.
+        let fast = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                return order != 0 ? order < 0 : x.count < y.count
+            }
+        }
+        return (fast ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 }

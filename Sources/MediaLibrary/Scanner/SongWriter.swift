@@ -37,5 +37,7 @@ enum SongWriter {
         for tag in metadata.tags {
             try insertTag.execute(arguments: [songID, tag.type.rawValue, tag.value, TextFolding.fold(tag.value)])
         }
+        let insertList = try db.cachedStatement(sql: "INSERT OR REPLACE INTO songTagList (song, duration, tags) VALUES (?, ?, ?)")
+        try insertList.execute(arguments: [songID, metadata.duration, PackedTags.encode(metadata.tags)])
     }
 }

@@ -27,26 +27,19 @@ final class LibraryStore: Sendable {
 
     // MARK: Songs
 
-    /// The columns of `song` a ``Song`` is built from, then its tags, from a join ordered so
-    /// that each song's rows are adjacent and its tags in the order they were stored.
-    static let songColumns = "s.id, s.uri, s.mtime, s.added, s.format, s.duration, t.tag, t.value"
+    /// The columns a ``Song`` is built from, on `song s` joined with its `songTagList g`.
+    static let songColumns = "s.uri, s.mtime, s.added, s.format, s.duration, g.tags"
+    /// `song s` with its packed tags (`LEFT`: a song without a `songTagList` row is printed
+    /// without tags rather than lost).
+    static let songsWithTags = "song s LEFT JOIN songTagList g ON g.song = s.id"
 
-    /// Builds songs, with their ids, from rows of ``songColumns``.
-    static func songs(from cursor: RowCursor) throws -> [(id: Int64, song: Song)] {
-        var songs: [(id: Int64, song: Song)] = []
-        while let row = try cursor.next() {
-            let id: Int64 = row[0]
-            if id != songs.last?.id {
-                let song = Song(
-                    uri: row[1], lastModified: row[2], added: row[3], audioFormat: row[4], duration: row[5], tags: []
-                )
-                songs.append((id, song))
-            }
-            if let tagNumber: Int = row[6], let tag = TagType(rawValue: tagNumber) {
-                songs[songs.count - 1].song.tags.append(TagValue(tag, row[7]))
-            }
-        }
-        return songs
+    /// The song in a row of ``songColumns`` starting at column `first`.
+    static func song(_ row: RawRow, from first: Int32 = 0) -> Song {
+        Song(
+            uri: row.string(first), lastModified: row.int64(first + 1), added: row.int64(first + 2),
+            audioFormat: row.text(first + 3), duration: row.double(first + 4),
+            tags: PackedTags.decode(row.blob(first + 5))
+        )
     }
 
     /// The songs matching `condition` (on `song s`), in `order`, at most `limit`.
@@ -57,24 +50,24 @@ final class LibraryStore: Sendable {
         limit: Int? = nil
     ) throws -> [Song] {
         let limitClause = limit.map { " LIMIT \($0)" } ?? ""
-        let sql = """
-            SELECT \(songColumns) FROM (SELECT * FROM song s WHERE \(condition.sql) ORDER BY \(order)\(limitClause)) s
-            LEFT JOIN songTag t ON t.song = s.id ORDER BY \(order), t.id
-            """
-        let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(condition.arguments))
-        return try songs(from: cursor).map(\.song)
+        var songs: [Song] = []
+        try RawRow.forEach(
+            db, "SELECT \(songColumns) FROM \(songsWithTags) WHERE \(condition.sql) ORDER BY \(order)\(limitClause)",
+            arguments: condition.arguments
+        ) { songs.append(song($0)) }
+        return songs
     }
 
     /// The songs with these ids, in the order given.
     static func fetchSongs(_ db: Database, ids: [Int64]) throws -> [Song] {
         guard !ids.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ",")
-        let sql = """
-            SELECT \(songColumns) FROM song s LEFT JOIN songTag t ON t.song = s.id
-            WHERE s.id IN (\(placeholders)) ORDER BY s.id, t.id
-            """
-        let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(ids))
-        let byID = Dictionary(try songs(from: cursor), uniquingKeysWith: { first, _ in first })
+        var byID: [Int64: Song] = [:]
+        byID.reserveCapacity(ids.count)
+        try RawRow.forEach(
+            db, "SELECT s.id, \(songColumns) FROM \(songsWithTags) WHERE s.id IN (\(placeholders))",
+            arguments: ids.map(\.databaseValue)
+        ) { byID[$0.int64(0)] = song($0, from: 1) }
         return ids.compactMap { byID[$0] }
     }
 

@@ -9,6 +9,7 @@ enum SQLFunctions {
         db.add(function: fold)
         db.add(function: regex)
         db.add(function: audioFormatMatches)
+        RowVisitor.register(in: db)
     }
 
     /// `mpd_fold(TEXT)`: the case-folded text, for URIs (tag values are stored folded).

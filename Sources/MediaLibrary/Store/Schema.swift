@@ -82,6 +82,46 @@ enum Schema {
                 """)
             try db.execute(sql: "INSERT INTO directory (id, path, parent, mtime) VALUES (1, '', NULL, 0)")
         }
+        migrator.registerMigration("v2") { db in
+            // Each song's tags packed in one row (PackedTags), with its duration: a song block
+            // is one seek, and grouping the library one scan of this narrow table. Every song
+            // has a row; SongWriter writes it with the song's songTag rows.
+            try db.execute(sql: """
+                CREATE TABLE songTagList (
+                    song INTEGER PRIMARY KEY REFERENCES song(id) ON DELETE CASCADE,
+                    duration REAL,
+                    tags BLOB NOT NULL
+                );
+                """)
+            try fillSongTagList(db)
+        }
         return migrator
+    }
+
+    /// Packs the `songTag` rows of every song into `songTagList`, for a database made before it.
+    static func fillSongTagList(_ db: Database) throws {
+        let insert = try db.makeStatement(sql: "INSERT INTO songTagList (song, duration, tags) VALUES (?, ?, ?)")
+        let cursor = try Row.fetchCursor(db, sql: """
+            SELECT s.id, s.duration, t.tag, t.value FROM song s LEFT JOIN songTag t ON t.song = s.id
+            ORDER BY s.id, t.id
+            """)
+        var song: (id: Int64, duration: Double?)?
+        var tags: [TagValue] = []
+        func flush() throws {
+            guard let song else { return }
+            try insert.execute(arguments: [song.id, song.duration, PackedTags.encode(tags)])
+        }
+        while let row = try cursor.next() {
+            let id: Int64 = row[0]
+            if id != song?.id {
+                try flush()
+                song = (id, row[1])
+                tags = []
+            }
+            if let number: Int = row[2], let type = TagType(rawValue: number) {
+                tags.append(TagValue(type, row[3]))
+            }
+        }
+        try flush()
     }
 }

@@ -43,7 +43,43 @@ enum SongPrinter {
     }
 
     /// A time as MPD prints it: `YYYY-MM-DDTHH:MM:SSZ` in UTC.
+    ///
+    /// Every song block prints two; the civil date is computed directly (Howard Hinnant's
+    /// `civil_from_days`) and the digits written into one small buffer, which costs a fraction
+    /// of `gmtime_r` and string interpolation. Years outside 1000…9999 take that slower path.
     static func timestamp(_ seconds: Int64) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let time = seconds - days * 86_400
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        guard (1000...9999).contains(year) else { return slowTimestamp(seconds) }
+        let fields = [year / 100, year % 100, month, day, time / 3600, time / 60 % 60, time % 60]
+        // Before each field: nothing within the year, then "-", "-", "T", ":", ":".
+        let separators: [UInt8] = [0, 0, 0x2D, 0x2D, 0x54, 0x3A, 0x3A]
+        var text = [UInt8](repeating: 0, count: 20)
+        var offset = 0
+        for (index, field) in fields.enumerated() {
+            if index > 1 {
+                text[offset] = separators[index]
+                offset += 1
+            }
+            text[offset] = UInt8(truncatingIfNeeded: 0x30 + field / 10)
+            text[offset + 1] = UInt8(truncatingIfNeeded: 0x30 + field % 10)
+            offset += 2
+        }
+        text[offset] = UInt8(ascii: "Z")
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// ``timestamp(_:)`` through `gmtime_r`, for any year.
+    static func slowTimestamp(_ seconds: Int64) -> String {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)

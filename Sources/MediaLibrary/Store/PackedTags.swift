@@ -1,0 +1,80 @@
+import Foundation
+import MPDProtocol
+
+/// A song's tags packed into one blob: the `tags` column of `songTagList`.
+///
+/// `songTag` keeps one row per value, which filters need (its indexes and the trigram index),
+/// but a song's block then costs a seek per value, and `list`/`count … group` a join per song.
+/// The same values packed per song are read with one row: printing a song is one seek, and a
+/// whole-library grouping is one sequential scan of a narrow table.
+///
+/// Layout, for each value in stored order: one byte, the ``TagType`` raw value; the length of
+/// the UTF-8 bytes as an unsigned LEB128 varint; the bytes.
+enum PackedTags {
+    /// The blob for `tags`, in their order.
+    static func encode(_ tags: [TagValue]) -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(tags.reduce(0) { $0 + $1.value.utf8.count + 2 })
+        for tag in tags {
+            bytes.append(UInt8(tag.type.rawValue))
+            var length = tag.value.utf8.count
+            while length >= 0x80 {
+                bytes.append(UInt8(length & 0x7F) | 0x80)
+                length >>= 7
+            }
+            bytes.append(UInt8(length))
+            bytes.append(contentsOf: tag.value.utf8)
+        }
+        return Data(bytes)
+    }
+
+    /// Calls `body` with each value's tag number and bytes, in stored order, without copying.
+    /// A truncated blob ends the walk at the damaged value.
+    @inline(__always)
+    static func forEach(in blob: UnsafeRawBufferPointer, _ body: (Int, UnsafeRawBufferPointer) -> Void) {
+        forEachEntry(in: blob) { tag, _, value in body(tag, value) }
+    }
+
+    /// Calls `body` with each value's tag number, whole encoded entry and value bytes, in
+    /// stored order, without copying. A truncated blob ends the walk at the damaged value.
+    @inline(__always)
+    static func forEachEntry(
+        in blob: UnsafeRawBufferPointer,
+        _ body: (_ tag: Int, _ entry: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void
+    ) {
+        let count = blob.count
+        var offset = 0
+        while offset < count {
+            let start = offset
+            let tag = Int(blob[offset])
+            offset += 1
+            var length = 0
+            var shift = 0
+            while true {
+                guard offset < count, shift < 56 else { return }
+                let byte = blob[offset]
+                offset += 1
+                length |= Int(byte & 0x7F) << shift
+                if byte < 0x80 { break }
+                shift += 7
+            }
+            guard length <= count - offset else { return }
+            body(
+                tag, UnsafeRawBufferPointer(rebasing: blob[start..<offset + length]),
+                UnsafeRawBufferPointer(rebasing: blob[offset..<offset + length])
+            )
+            offset += length
+        }
+    }
+
+    /// The tags of a blob, in stored order; unknown tag numbers are skipped.
+    static func decode(_ blob: UnsafeRawBufferPointer) -> [TagValue] {
+        var tags: [TagValue] = []
+        forEach(in: blob) { number, value in
+            if let type = TagType(rawValue: number) {
+                tags.append(TagValue(type, String(decoding: value, as: UTF8.self)))
+            }
+        }
+        return tags
+    }
+}

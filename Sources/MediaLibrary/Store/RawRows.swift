@@ -1,0 +1,72 @@
+import GRDB
+import GRDBSQLite
+
+/// The current row of a statement stepped by ``RawRow/forEach(_:_:arguments:_:)``: its columns
+/// read straight from SQLite.
+///
+/// The queries that visit every song (grouping the library, printing thousands of songs) spend
+/// a large part of their time per row; GRDB's cursors and `Row` values add reference counting
+/// and generic conversions to each one, which this avoids.
+struct RawRow {
+    /// The SQLite statement, positioned on the row.
+    let handle: SQLiteStatement
+
+    /// An integer column (0 for `NULL`).
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    /// A real column, `nil` for `NULL`.
+    func double(_ column: Int32) -> Double? {
+        sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_double(handle, column)
+    }
+
+    /// A text column, `nil` for `NULL`.
+    func text(_ column: Int32) -> String? {
+        guard let base = sqlite3_column_text(handle, column) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: base, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
+    }
+
+    /// A text column that is never `NULL`.
+    func string(_ column: Int32) -> String { text(column) ?? "" }
+
+    /// The bytes of a blob column, without copying: valid until the statement steps again.
+    /// Empty for `NULL`.
+    func blob(_ column: Int32) -> UnsafeRawBufferPointer {
+        guard let base = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: base, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
+    /// Runs `sql` with `arguments`, calling `body` with each result row.
+    /// - Parameters:
+    ///   - cached: keep the compiled statement on the connection for the next run of the same
+    ///     SQL (for fixed SQL run often; not for SQL holding values or varying lists).
+    ///   - visitor: a ``RowVisitor`` bound to the first parameter, for `mpd_visit`.
+    /// - Throws: the SQLite error that ended the statement, or `body`'s.
+    static func forEach(
+        _ db: Database,
+        _ sql: String,
+        arguments: [DatabaseValue] = [],
+        cached: Bool = false,
+        firstPointer visitor: UnsafeMutableRawPointer? = nil,
+        _ body: (RawRow) throws -> Void
+    ) throws {
+        let statement = try cached ? db.cachedStatement(sql: sql) : db.makeStatement(sql: sql)
+        try statement.setArguments(StatementArguments(arguments))
+        let handle = statement.sqliteStatement
+        if let visitor {
+            sqlite3_bind_pointer(handle, 1, visitor, RowVisitor.pointerType, nil)
+        }
+        defer {
+            sqlite3_reset(handle)
+            // A cached statement must not keep the visitor's address past this run.
+            if visitor != nil { sqlite3_bind_null(handle, 1) }
+        }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: sql)
+            }
+            try body(RawRow(handle: handle))
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+import MPDProtocol
+import Testing
+@testable import MediaLibrary
+
+@Suite("Grouping (list and count … group)")
+struct GroupingTests {
+    @Test func listWithAGroupUsesFallbacksAndEmptyValuesInByteOrder() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        let rows = try library.read { try MediaLibrary.combinations($0, nil, levels: [.albumArtist, .album]) }
+        #expect(rows == [["", ""], ["A", "Al2"], ["B", "Al1"], ["B", "Al2"], ["X", "Al1"], ["a", "Äl"]])
+    }
+
+    @Test func listOneTag() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        let rows = try library.read { try MediaLibrary.combinations($0, nil, levels: [.artist]) }
+        #expect(rows == [[""], ["A"], ["B"], ["a"]])
+    }
+
+    @Test func listThreeLevelsCombinesEveryValue() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        let rows = try library.read { try MediaLibrary.combinations($0, nil, levels: [.album, .artist, .title]) }
+        #expect(rows == [
+            ["", "", ""], ["Al1", "A", "five"], ["Al1", "A", "five b"], ["Al1", "A", "one"], ["Al1", "B", "two"],
+            ["Al2", "A", ""], ["Al2", "B", ""], ["Äl", "a", ""],
+        ])
+    }
+
+    @Test func listWithAFilterGroupsOnlyTheMatchingSongs() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        let filter = try FilterExpression.parse(expression: "(artist == 'B')", foldCase: false)
+        let rows = try library.read { try MediaLibrary.combinations($0, FilterSQL.condition(filter), levels: [.album]) }
+        #expect(rows == [["Al1"], ["Al2"]])
+    }
+
+    @Test func windowCountsOutermostValues() {
+        let rows = [["", ""], ["A", "Al2"], ["B", "Al1"], ["B", "Al2"], ["X", "Al1"]]
+        #expect(MediaLibrary.windowed(rows, RangeArgument(start: 1, end: 3)) == [["A", "Al2"], ["B", "Al1"], ["B", "Al2"]])
+        #expect(MediaLibrary.windowed(rows, RangeArgument(start: 3, end: nil)) == [["X", "Al1"]])
+        #expect(MediaLibrary.windowed(rows, RangeArgument(start: 9, end: 12)).isEmpty)
+    }
+
+    @Test func countGroupCountsEachSongOncePerDistinctValue() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        let groups = try library.read { try MediaLibrary.countGroups($0, nil, group: .artist) }
+        #expect(groups == [
+            CountGroup(value: "", songs: 1, playtime: 0),
+            CountGroup(value: "A", songs: 4, playtime: 95),
+            CountGroup(value: "B", songs: 2, playtime: 50),
+            CountGroup(value: "a", songs: 1, playtime: 60),
+        ])
+    }
+
+    @Test func countGroupFallsBackFromAlbumArtistToArtist() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        let filter = try FilterExpression.parse(expression: "(album != 'Äl')", foldCase: false)
+        let groups = try library.read { try MediaLibrary.countGroups($0, FilterSQL.condition(filter), group: .albumArtist) }
+        #expect(groups == [
+            CountGroup(value: "", songs: 1, playtime: 0),
+            CountGroup(value: "A", songs: 1, playtime: 30),
+            CountGroup(value: "B", songs: 2, playtime: 50),
+            CountGroup(value: "X", songs: 3, playtime: 65),
+        ])
+    }
+}
+
+@Suite("Interner")
+struct InternerTests {
+    private func intern(_ values: [String]) -> (Interner, [Int32]) {
+        var interner = Interner()
+        let ids = values.map { value in
+            var value = value
+            return value.withUTF8 { interner.id(of: UnsafeRawBufferPointer($0)) }
+        }
+        return (interner, ids)
+    }
+
+    @Test func numbersEachDistinctValueOnce() {
+        let values = (0..<500).map { "value \($0 % 200)" } + ["", "", "value 3"]
+        let (interner, ids) = intern(values)
+        #expect(interner.count == 201)
+        #expect(ids[0] == ids[200] && ids[3] == ids[502] && ids[500] == ids[501])
+        #expect(zip(values, ids).allSatisfy { interner.string($0.1) == $0.0 })
+    }
+
+    @Test func sortsByUTF8BytesLikeStrcmp() {
+        let values = ["b", "", "Ä", "a", "B", "abcdefgh", "abcdefgh\u{0}", "abcdefghi", "abcdefgg", "Z"]
+        let (interner, ids) = intern(values)
+        let order = interner.byteOrder()
+        #expect(order.ids.map(interner.string) == ["", "B", "Z", "a", "abcdefgg", "abcdefgh", "abcdefgh\u{0}", "abcdefghi", "b", "Ä"])
+        #expect(ids.map { order.ranks[Int($0)] } == [8, 0, 9, 3, 1, 5, 6, 7, 4, 2])
+    }
+}

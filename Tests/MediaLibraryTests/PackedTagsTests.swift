@@ -1,0 +1,86 @@
+import Foundation
+import GRDB
+import MPDProtocol
+import Testing
+@testable import MediaLibrary
+
+@Suite("Packed tags")
+struct PackedTagsTests {
+    @Test func roundTripsValuesOfEveryLength() {
+        let long = String(repeating: "é", count: 100)            // 200 bytes: a two-byte length
+        let huge = String(repeating: "x", count: 20_000)          // a three-byte length
+        let values = tags((.title, "T"), (.artist, ""), (.comment, long), (.comment, huge), (.musicBrainzReleaseGroupID, "坂本"))
+        let blob = PackedTags.encode(values)
+        #expect(blob.withUnsafeBytes(PackedTags.decode) == values)
+    }
+
+    @Test func aTruncatedBlobEndsAtTheDamagedValue() {
+        let blob = PackedTags.encode(tags((.title, "complete"), (.artist, "cut short")))
+        let decoded = blob.dropLast(3).withUnsafeBytes(PackedTags.decode)
+        #expect(decoded == tags((.title, "complete")))
+    }
+
+    @Test func unknownTagNumbersAreSkipped() {
+        var blob = Data([200, 1, UInt8(ascii: "?")])
+        blob.append(PackedTags.encode(tags((.genre, "Jazz"))))
+        #expect(blob.withUnsafeBytes(PackedTags.decode) == tags((.genre, "Jazz")))
+    }
+}
+
+@Suite("Packed tags in the database")
+struct SongTagListTests {
+    @Test func songsKeepTheirTagsInStoredOrder() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        let fetched = try library.read { db in
+            try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri IN ('3.mp3', '4.mp3', '6.mp3')"), orderBy: "s.uri")
+        }
+        #expect(fetched.map(\.tags) == [mixedSongs[2].tags, [], mixedSongs[6].tags])
+        #expect(fetched.map(\.duration) == [30, nil, 60])
+    }
+
+    @Test func migrationPacksTheTagsOfAnExistingDatabase() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        try library.store.pool.write { db in try db.execute(sql: "DELETE FROM songTagList") }
+        try library.store.pool.write { db in try Schema.fillSongTagList(db) }
+        let fetched = try library.read { try LibraryStore.fetchSongs($0, where: .alwaysTrue, orderBy: "s.id") }
+        #expect(fetched.map(\.tags) == mixedSongs.map(\.tags))
+        #expect(fetched.map(\.duration) == mixedSongs.map(\.duration))
+    }
+}
+
+@Suite("Row visitor")
+struct RowVisitorTests {
+    private struct Collected {
+        var rows: [([TagValue], Double)] = []
+    }
+
+    @Test func visitsEveryRowInsideTheStatementAndCanRunAgain() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        try library.read { db in
+            for _ in 0..<2 {
+                var collected = Collected()
+                try withUnsafeMutablePointer(to: &collected) { pointer in
+                    let visitor = RowVisitor(function: { context, blob, count, duration in
+                        let tags = PackedTags.decode(UnsafeRawBufferPointer(start: blob, count: count))
+                        context.assumingMemoryBound(to: Collected.self).pointee.rows.append((tags, duration))
+                    }, context: UnsafeMutableRawPointer(pointer))
+                    try RowVisitor.run(db, "SELECT count(mpd_visit(?, tags, duration)) FROM songTagList",
+                                       arguments: [], cached: true, visitor: visitor)
+                }
+                #expect(collected.rows.map(\.0) == mixedSongs.map(\.tags))
+                #expect(collected.rows.map(\.1) == mixedSongs.map { $0.duration ?? 0 })
+            }
+        }
+    }
+
+    @Test func withoutAVisitorTheFunctionFails() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        #expect(throws: DatabaseError.self) {
+            try library.read { db in try Int.fetchOne(db, sql: "SELECT count(mpd_visit(NULL, tags, duration)) FROM songTagList") }
+        }
+    }
+}
