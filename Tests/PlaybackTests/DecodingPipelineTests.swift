@@ -193,4 +193,19 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         #expect(sameSamples(sink.samples.withLock { $0 }, expected) == nil)
         _ = recorder
     }
+
+    /// The song queued after the playing one cannot be opened: the stream ends after the
+    /// playing song and the player hears `finished` (it then tries that song itself and skips
+    /// it). The decoder used to forget that it was waiting for the next song and stopped
+    /// there, leaving the player in `play` for ever.
+    @Test func aNextSongThatCannotBeOpenedEndsTheStream() async {
+        let sink = CapturingSink()
+        let (pipeline, recorder) = makePipeline(frames: [1: 2000], sink: sink)
+        defer { pipeline.shutDown() }
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        pipeline.enqueue(track(9))
+        let events = await recorder.wait { $0.contains(.finished) }
+        #expect(events == [.finished])
+        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 2000)) == nil)
+    }
 }

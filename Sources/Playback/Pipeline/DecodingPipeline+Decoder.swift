@@ -1,7 +1,5 @@
 import Foundation
 
-import Foundation
-
 /// The decoder thread: opens songs, decodes them into the buffer, and goes on into the next
 /// song without a gap.
 extension DecodingPipeline {
@@ -57,12 +55,14 @@ extension DecodingPipeline {
                     track = wanted
                 } catch {
                     // The song after this one cannot play: end the stream here; the player
-                    // then tries it, sees the error and goes on.
+                    // then tries it, sees the error and goes on. The decoder keeps waiting for
+                    // the next song, so that with none known it takes the `.end` step: the
+                    // outputs then play out what they hold and report `finished` (clearing
+                    // the wait here left the decoder idle and the player stuck in `play`).
                     lock.lock()
                     if generation == self.generation {
                         next = nil
                         nextKnown = true
-                        decoderWaitingForNext = false
                     }
                     lock.unlock()
                 }
