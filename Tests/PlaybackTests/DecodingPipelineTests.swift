@@ -208,4 +208,23 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         #expect(events == [.finished])
         #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 2000)) == nil)
     }
+
+    /// MPD builds an output's filters afresh on every open, so its software volume's dither
+    /// restarts and the same song played again gives the same samples.
+    @Test func softwareVolumeDitherStartsAfreshOnEveryOpen() async {
+        let sink = CapturingSink()
+        let (pipeline, recorder) = makePipeline(frames: [1: 1000], sink: sink, volume: true)
+        defer { pipeline.shutDown() }
+        pipeline.setVolume(50)
+        for round in 1...2 {
+            _ = pipeline.play(track(1), from: 0, paused: false)
+            pipeline.enqueue(nil)
+            _ = await recorder.wait { $0.filter { $0 == .finished }.count == round }
+            pipeline.stop()
+        }
+        let samples = sink.samples.withLock { $0 }
+        #expect(samples.count == 2000)
+        #expect(sameSamples(Array(samples[1000...]), Array(samples[..<1000])) == nil)
+        #expect(sink.opened.withLock { $0.count } == 2)
+    }
 }

@@ -138,6 +138,9 @@ extension DecodingPipeline {
             do {
                 thread.device = try output.sink.open(format: info.format)
                 thread.requested = info.format
+                // MPD builds an output's filters afresh on every open, so the volume's dither
+                // starts over: the same song played again gives the same bytes.
+                thread.volume.reset()
             } catch {
                 thread.device = nil
                 thread.requested = nil
