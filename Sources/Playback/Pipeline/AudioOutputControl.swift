@@ -28,8 +28,9 @@ public protocol AudioOutputControl: AnyObject, Sendable {
 extension DecodingPipeline: AudioOutputControl {
     /// Builds the pipeline for the configured `audio_output` blocks, with the FFmpeg decoder.
     /// With no block at all, MPD's choice: ALSA's `default` device.
-    /// - Parameter report: receives one line per output that cannot be set up (it is left out).
-    public static func make(configuration: TonearmConfiguration, report: (String) -> Void) -> DecodingPipeline {
+    /// - Parameter report: receives one line per output that cannot be set up (it is left out)
+    ///   and, later, every playback failure with its full reason: the server's log.
+    public static func make(configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void) -> DecodingPipeline {
         var blocks = configuration.audioOutputs
         if blocks.isEmpty { blocks = [AudioOutputConfiguration(type: "alsa", name: "default")] }
         var outputs: [Output] = []
@@ -46,7 +47,7 @@ extension DecodingPipeline: AudioOutputControl {
                 report("audio output \"\(block.name)\": \(error)")
             }
         }
-        return DecodingPipeline(outputs: outputs, bufferBytes: configuration.audioBufferSize) { track in
+        return DecodingPipeline(outputs: outputs, bufferBytes: configuration.audioBufferSize, log: report) { track in
             try AudioDecoder(path: track.path)
         }
     }

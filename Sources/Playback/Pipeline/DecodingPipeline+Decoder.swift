@@ -37,7 +37,8 @@ extension DecodingPipeline {
                     track = wanted
                     sessionFormat = nil
                 } catch {
-                    post(.failed(Self.message(error, path: wanted.path)), generation: generation)
+                    post(.log("\(error)"), generation: generation)
+                    post(.failed(Self.message(error, track: wanted)), generation: generation)
                 }
             case .openNext(let wanted, let generation):
                 do {
@@ -54,6 +55,7 @@ extension DecodingPipeline {
                     source = opened
                     track = wanted
                 } catch {
+                    post(.log("\(error)"), generation: generation)
                     // The song after this one cannot play: end the stream here; the player
                     // then tries it, sees the error and goes on. The decoder keeps waiting for
                     // the next song, so that with none known it takes the `.end` step: the
@@ -91,7 +93,8 @@ extension DecodingPipeline {
                     do {
                         length = try current.read(into: UnsafeMutableRawBufferPointer(rebasing: space[0..<capacity]), format: format)
                     } catch {
-                        failed = Self.message(error, path: playing.path)
+                        failed = Self.message(error, track: playing)
+                        post(.log("\(error)"), generation: generation)
                     }
                 }
                 lock.lock()
@@ -147,9 +150,13 @@ extension DecodingPipeline {
         outputs.lazy.compactMap { $0.format.flatMap { PCMFormat(mpdFormat: $0, source: source) } }.first ?? source
     }
 
-    static func message(_ error: any Error, path: String) -> String {
+    /// What `status` shows as `error:` when `track` cannot be decoded: MPD's wording, which
+    /// names the song by its URI and leaves FFmpeg's reason to the log (see
+    /// ``DecoderError/message(uri:)``).
+    static func message(_ error: any Error, track: PipelineTrack) -> String {
+        if let error = error as? DecoderError { return error.message(uri: track.uri ?? track.path) }
         let text = "\(error)"
-        return text.isEmpty ? "Failed to decode \(path)" : text
+        return text.isEmpty ? "Failed to decode \(track.uri ?? track.path)" : text
     }
 
     func post(_ kind: PipelineMailbox.Kind, generation: UInt64) {

@@ -36,6 +36,9 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     let mailbox = PipelineMailbox()
     let openSource: SourceOpener
     let outputs: [Output]
+    /// Where failures are logged with their full reason (the server's logger); called on the
+    /// event thread, never on an audio thread.
+    let log: (@Sendable (String) -> Void)?
 
     // Guarded by `lock`.
     var generation: UInt64 = 0
@@ -70,9 +73,11 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     init(
         outputs: [Output],
         bufferBytes: Int,
+        log: (@Sendable (String) -> Void)? = nil,
         openSource: @escaping SourceOpener
     ) {
         self.outputs = outputs
+        self.log = log
         enabled = outputs.map(\.enabledAtStart)
         buffer = PCMBuffer(totalBytes: bufferBytes)
         self.openSource = openSource
@@ -202,6 +207,10 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     private func dispatchLoop() {
         while true {
             let (eventGeneration, kind) = mailbox.take()
+            if case .log(let line) = kind {
+                log?(line)
+                continue
+            }
             lock.lock()
             let handler = self.handler
             var event: PipelineEvent?
@@ -210,6 +219,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
             case .borderPause: event = .borderPause
             case .finished: event = .finished
             case .failed(let message): event = .failed(message)
+            case .log: event = nil
             }
             if case .started(let token) = kind {
                 // Forget tracks that can no longer be reported.

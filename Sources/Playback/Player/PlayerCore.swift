@@ -90,7 +90,7 @@ struct PlayerCore: Sendable {
 
     func track(atOrder index: Int) -> PipelineTrack {
         let entry = queue.entry(atOrder: index)
-        return PipelineTrack(token: entry.id, path: path(entry.song.uri), start: entry.startTime, end: entry.endTime,
+        return PipelineTrack(token: entry.id, path: path(entry.song.uri), uri: entry.song.uri, start: entry.startTime, end: entry.endTime,
                              duration: entry.song.duration, audioFormat: entry.song.audioFormat)
     }
 
