@@ -49,6 +49,19 @@ final class CapturingSink: PCMSink, @unchecked Sendable {
     func close() {}
 }
 
+/// An output whose device cannot be opened (an ALSA card that is not there).
+final class UnopenableSink: PCMSink, @unchecked Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String { "Failed to open ALSA device \"hw:99\": Invalid argument" }
+    }
+    func open(format: PCMFormat) throws -> PCMFormat { throw Failure() }
+    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int { 0 }
+    func drain() {}
+    func cancel() {}
+    func pause() -> Bool { true }
+    func close() {}
+}
+
 final class EventRecorder: Sendable {
     let events = Mutex<[PipelineEvent]>([])
     func record(_ event: PipelineEvent) { events.withLock { $0.append(event) } }
@@ -226,5 +239,26 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         #expect(samples.count == 2000)
         #expect(sameSamples(Array(samples[1000...]), Array(samples[..<1000])) == nil)
         #expect(sink.opened.withLock { $0.count } == 2)
+    }
+
+    /// With no output able to play, the pipeline pauses on the song and reports MPD's message
+    /// (`Failed to open "NAME" (PLUGIN); …`) as an output failure, not as a song that cannot be
+    /// decoded; a new `play` tries the output again.
+    @Test func whenNoOutputCanPlayThePipelinePausesOnTheSong() async {
+        let pipeline = DecodingPipeline(
+            outputs: [.init(name: "broken", plugin: "alsa", sink: UnopenableSink(), format: nil, softwareVolume: false)],
+            bufferBytes: 64 * 1024,
+            openSource: { track in CountingSource(first: 0, frames: 50_000) })
+        defer { pipeline.shutDown() }
+        let recorder = EventRecorder()
+        pipeline.setEventHandler { _, event in recorder.record(event) }
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        let message = "Failed to open \"broken\" (alsa); Failed to open ALSA device \"hw:99\": Invalid argument"
+        #expect(await recorder.wait { !$0.isEmpty } == [.outputsFailed(message)])
+        #expect(pipeline.status.state == .pause)
+        #expect(pipeline.status.track?.token == 1)
+        #expect(pipeline.outputStatuses.first?.error == message)
+        _ = pipeline.play(track(1), from: 0.5, paused: false)
+        #expect(await recorder.wait { $0.count == 2 } == [.outputsFailed(message), .outputsFailed(message)])
     }
 }

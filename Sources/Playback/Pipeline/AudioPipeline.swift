@@ -42,6 +42,10 @@ public enum PipelineEvent: Sendable, Equatable {
     case finished
     /// The current track could not be played; the pipeline stopped.
     case failed(String)
+    /// No output could play (every enabled one failed to open or to write): the pipeline
+    /// holds the track, paused, as MPD's player pauses with the output's error. A new
+    /// ``AudioPipeline/play(_:from:paused:)`` tries the outputs again.
+    case outputsFailed(String)
 }
 
 /// What the pipeline is doing right now, for `status`.

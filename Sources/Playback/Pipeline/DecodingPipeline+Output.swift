@@ -144,7 +144,8 @@ extension DecodingPipeline {
             } catch {
                 thread.device = nil
                 thread.requested = nil
-                return (0, "\(error)")
+                // MPD's message, which `status` shows when no output is left.
+                return (0, "Failed to open \"\(output.name)\" (\(output.plugin)); \(error)")
             }
         }
         guard let device = thread.device else { return (0, "output not open") }
@@ -167,7 +168,7 @@ extension DecodingPipeline {
                 if taken <= 0 { break }
                 done += taken
             } catch {
-                return (done, "\(error)")
+                return (done, "Failed to play on \"\(output.name)\" (\(output.plugin)); \(error)")
             }
             if done < samples.count && isFlushed(since: chunkGeneration) { break }
         }
@@ -193,14 +194,19 @@ extension DecodingPipeline {
     }
 
     /// An output that cannot play leaves the pipeline until the next `play`; the next working
-    /// one becomes the reference. With none left, the player hears why. Called with the lock held.
+    /// one becomes the reference. Every failure is logged (MPD logs it too). With none left,
+    /// the pipeline pauses on the song and the player hears why, as MPD's player pauses with
+    /// the output's error rather than skipping songs that are not at fault. Called with the
+    /// lock held.
     private func outputFailed(_ index: Int, message: String, generation chunkGeneration: UInt64) {
         failedOutputs.insert(index)
         outputErrors[index] = message
         chooseReference()
-        lock.broadcast()
-        if reference == nil {
-            post(.failed(message), generation: chunkGeneration)
+        post(.log(message), generation: chunkGeneration)
+        if reference == nil && chunkGeneration == generation {
+            paused = true
+            post(.outputsFailed(message), generation: chunkGeneration)
         }
+        lock.broadcast()
     }
 }

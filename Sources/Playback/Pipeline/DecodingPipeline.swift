@@ -219,6 +219,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
             case .borderPause: event = .borderPause
             case .finished: event = .finished
             case .failed(let message): event = .failed(message)
+            case .outputsFailed(let message): event = .outputsFailed(message)
             case .log: event = nil
             }
             if case .started(let token) = kind {

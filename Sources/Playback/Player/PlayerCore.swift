@@ -21,6 +21,9 @@ struct PlayerCore: Sendable {
     var error: String?
     var errorCount = 0
     var stopOnError = false
+    /// No output could play: the pipeline paused on the current song (``PipelineEvent/outputsFailed(_:)``),
+    /// and resuming starts it again where it was heard, which tries the outputs again.
+    var outputsFailed = false
 
     var crossfade = 0
     var mixRampDB: Float = 0
@@ -103,6 +106,7 @@ struct PlayerCore: Sendable {
     /// Starts the song at play-order `index`.
     mutating func playOrder(_ index: Int, paused: Bool = false, offset: Double? = nil) {
         playing = true
+        outputsFailed = false
         queued = nil
         current = index
         generation = pipeline.play(track(atOrder: index), from: offset ?? queue.entry(atOrder: index).startTime, paused: paused)
@@ -150,6 +154,7 @@ struct PlayerCore: Sendable {
         pipeline.stop()
         queued = nil
         playing = false
+        outputsFailed = false
         events.insert(.player)
         if queue.random, let position = currentPosition {
             // The next `play` should start a fresh random round with the same song.
@@ -198,6 +203,11 @@ struct PlayerCore: Sendable {
         let isPaused = pipeline.status.state == .pause
         let target = paused ?? !isPaused
         guard target != isPaused else { return }
+        if !target && outputsFailed, let current {
+            // MPD reopens its outputs when playback resumes after they failed.
+            playOrder(current, offset: pipeline.status.elapsed)
+            return
+        }
         pipeline.setPaused(target)
         events.insert(.player)
     }
@@ -302,6 +312,12 @@ struct PlayerCore: Sendable {
         case .finished:
             errorCount = 0
             playNext()
+        case .outputsFailed(let message):
+            // MPD's player pauses on the song with the output's error, rather than skipping
+            // songs that are not at fault.
+            error = message
+            outputsFailed = true
+            events.insert(.player)
         case .failed(let message):
             error = message
             errorCount += 1
