@@ -34,6 +34,7 @@ final class CountingSource: PCMSource {
 final class CapturingSink: PCMSink, @unchecked Sendable {
     let samples = Mutex<[Int16]>([])
     let opened = Mutex<[PCMFormat]>([])
+    let closes = Mutex(0)
     func open(format: PCMFormat) throws -> PCMFormat {
         opened.withLock { $0.append(format) }
         return format
@@ -46,7 +47,7 @@ final class CapturingSink: PCMSink, @unchecked Sendable {
     func drain() {}
     func cancel() {}
     func pause() -> Bool { true }
-    func close() {}
+    func close() { closes.withLock { $0 += 1 } }
 }
 
 /// An output whose device cannot be opened (an ALSA card that is not there).
@@ -56,6 +57,19 @@ final class UnopenableSink: PCMSink, @unchecked Sendable {
     }
     func open(format: PCMFormat) throws -> PCMFormat { throw Failure() }
     func write(_ bytes: UnsafeRawBufferPointer) throws -> Int { 0 }
+    func drain() {}
+    func cancel() {}
+    func pause() -> Bool { true }
+    func close() {}
+}
+
+/// An output that takes its time over every write, as a device paced in real time does.
+final class SlowSink: PCMSink, @unchecked Sendable {
+    func open(format: PCMFormat) throws -> PCMFormat { format }
+    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+        usleep(20_000)
+        return bytes.count
+    }
     func drain() {}
     func cancel() {}
     func pause() -> Bool { true }
@@ -234,6 +248,9 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
             pipeline.enqueue(nil)
             _ = await recorder.wait { $0.filter { $0 == .finished }.count == round }
             pipeline.stop()
+            // The output closes its device when it sees the stop (a `play` right after the
+            // stop would find it still open, and keep it).
+            for _ in 0..<400 where sink.closes.withLock({ $0 }) < round { try? await Task.sleep(for: .milliseconds(5)) }
         }
         let samples = sink.samples.withLock { $0 }
         #expect(samples.count == 2000)
@@ -261,4 +278,25 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         _ = pipeline.play(track(1), from: 0.5, paused: false)
         #expect(await recorder.wait { $0.count == 2 } == [.outputsFailed(message), .outputsFailed(message)])
     }
+
+    /// Once `setPaused(true)` returns, elapsed stands still: the chunk the output was writing
+    /// when the pause came counts before the call returns, as MPD's pause waits for its
+    /// outputs. (It used to be counted a moment later, so a client saw elapsed move while
+    /// the player said `pause`.)
+    @Test func elapsedStandsStillOncePauseReturns() async {
+        let pipeline = DecodingPipeline(
+            outputs: [.init(name: "slow", sink: SlowSink(), format: nil, softwareVolume: false)],
+            bufferBytes: 64 * 1024,
+            openSource: { _ in CountingSource(first: 0, frames: 1_000_000) })
+        defer { pipeline.shutDown() }
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        for _ in 0..<400 where pipeline.status.elapsed == 0 { try? await Task.sleep(for: .milliseconds(5)) }
+        #expect(pipeline.status.elapsed > 0)
+        pipeline.setPaused(true)
+        let paused = pipeline.status.elapsed
+        try? await Task.sleep(for: .milliseconds(100))
+        #expect(pipeline.status.elapsed == paused)
+        #expect(pipeline.status.state == .pause)
+    }
 }
+

@@ -99,6 +99,7 @@ extension DecodingPipeline {
             }
             thread.currentToken = info.token
             let level = volume
+            if isReference { referenceWriting = true }
             lock.unlock()
 
             thread.devicePaused = false
@@ -106,6 +107,10 @@ extension DecodingPipeline {
                                        generation: chunkGeneration)
 
             lock.lock()
+            if isReference {
+                referenceWriting = false
+                lock.broadcast()
+            }
             if let failure {
                 outputFailed(index, message: failure, generation: chunkGeneration)
                 continue

@@ -57,6 +57,8 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     var borderPause = false
     var volume = 100
     var reference: Int?
+    /// The reference output is writing a chunk, which counts as heard when the write returns.
+    var referenceWriting = false
     var failedOutputs = Set<Int>()
     /// Whether each output is enabled (`enableoutput`/`disableoutput`).
     var enabled: [Bool]
@@ -151,10 +153,19 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         lock.broadcast()
     }
 
+    /// Pauses or resumes. Pausing waits (briefly) for the reference output to finish the chunk
+    /// it is writing, as MPD's `pause` waits for its outputs to acknowledge: that chunk counts
+    /// as heard when its write returns, so without the wait `elapsed` would still move on
+    /// after a client saw the player paused. The wait is a chunk's playing time at most, and
+    /// bounded in case a device write hangs (a pipe whose reader stopped reading).
     public func setPaused(_ paused: Bool) {
         lock.lock()
         self.paused = paused
         lock.broadcast()
+        if paused {
+            let deadline = Date(timeIntervalSinceNow: 0.5)
+            while referenceWriting && lock.wait(until: deadline) {}
+        }
         lock.unlock()
     }
 
