@@ -13,6 +13,9 @@ public struct OutputStatus: Sendable, Equatable {
     public var enabled: Bool
     /// Why the output last failed, if it did.
     public var error: String?
+    /// Whether the output has a mixer (software or hardware): switching it raises idle
+    /// `mixer` as well, as in MPD.
+    public var hasMixer = false
 }
 
 /// The audio outputs the server can switch on and off (`outputs`, `enableoutput`, …).
@@ -57,7 +60,7 @@ extension DecodingPipeline: AudioOutputControl {
         defer { lock.unlock() }
         return outputs.indices.map {
             OutputStatus(id: $0, name: outputs[$0].name, plugin: outputs[$0].plugin, enabled: enabled[$0],
-                         error: outputErrors[$0])
+                         error: outputErrors[$0], hasMixer: outputs[$0].softwareVolume || outputs[$0].mixer != nil)
         }
     }
 
