@@ -140,8 +140,9 @@ def pytest_collection_modifyitems(items):
 def audio_library(tmp_path_factory):
     """The audio tests' files (Tests/support/audio.py), made once per session with the `ffmpeg`
     CLI and shared read-only: `tone.<suffix>` (a 2 s chirp; 44.1 kHz stereo, Opus 48 kHz),
-    `joins/<suffix>/a.<suffix>` and `b.<suffix>` (that chirp cut at 1 s) and `long.flac` (a 6 s
-    sine). `sources` holds the uncut WAVs by sample rate."""
+    `joins/<suffix>/a.<suffix>` and `b.<suffix>` (that chirp cut at 1 s), `long.flac` (a 6 s
+    sine) and `gain.flac` (the chirp tagged REPLAYGAIN_TRACK_GAIN -6.00 dB, peak 0.5). `sources`
+    holds the uncut WAVs by sample rate."""
     from types import SimpleNamespace
     from support import audio
     root = tmp_path_factory.getbasetemp() / "audio-library"
@@ -157,6 +158,8 @@ def audio_library(tmp_path_factory):
         audio.encode(audio.cut(sources[rate], root / f"b{rate}.wav", rate), folder / f"b.{suffix}")
     audio.ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6", "-ac", "2",
                  "-c:a", "flac", *audio.BITEXACT, music / "long.flac")
+    audio.ffmpeg("-i", sources[44100], "-c:a", "flac", "-metadata", "REPLAYGAIN_TRACK_GAIN=-6.00 dB",
+                 "-metadata", "REPLAYGAIN_TRACK_PEAK=0.500000", *audio.BITEXACT, music / "gain.flac")
     return SimpleNamespace(root=root, music=music, sources=sources)
 
 

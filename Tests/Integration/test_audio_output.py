@@ -17,6 +17,9 @@ What the two servers do differently is asserted for each, and said here:
   100 %). Both are reproduced exactly here (`audio.volume_16`, `audio.volume_widened_16`);
 - seeking: in an MP3 MPD 0.23 leaves 1 296 frames out, in an Opus file it plays 648 frames and
   ends; Tonearm lands on the sample in every format.
+
+Replay gain and crossfade are not implemented in Tonearm yet: their tests are strict xfails on
+Tonearm (replay gain passes on MPD, byte for byte).
 """
 import sys
 from pathlib import Path
@@ -121,6 +124,39 @@ def test_software_volume(make_audio_server, audio_library, tmp_path):
     tonearm, mpd = audio.volume_16(source, 50), audio.volume_widened_16(source, 50)
     differences = [abs(a - b) for a, b in zip(tonearm, mpd) if a != b]
     assert len(source) / 2 < len(differences) < len(source) * 3 / 4 and max(differences) == 4
+
+
+def test_replay_gain_applies_the_tags_gain(make_audio_server, audio_library, tmp_path, request):
+    """`replay_gain_mode track` on a FLAC tagged REPLAYGAIN_TRACK_GAIN -6.00 dB (peak 0.5, so
+    the limit does not apply): the samples are scaled by 10^(−6/20) ≈ 0.501, which MPD turns
+    into the fixed-point factor 513/1024 and applies at 16 bits with its dither (no software
+    mixer, so no widening): exactly `audio.volume_16` with that factor, as measured with
+    Debian's MPD 0.23. Tonearm reads the tags but does not apply replay gain yet: a strict
+    xfail on Tonearm."""
+    capture = tmp_path / "pcm.raw"
+    server = make_audio_server(audio.pipe_output(capture))
+    if server.kind == "tonearm":
+        request.applymarker(pytest.mark.xfail(strict=True, reason="replay gain is not applied yet (issue 5, item 5)"))
+    source = audio.samples(audio.decode(audio_library.music / "tone.flac"))
+    with server.connect() as c:
+        assert c.command("replay_gain_mode track") == ["OK"]
+    received = audio.samples(play_and_collect(server, capture, 'add "gain.flac"', "play", expected=len(source) * 2))
+    assert max(abs(a - s * 513 / 1024) for a, s in zip(received, source)) <= 4
+    assert received == audio.volume_16(source, 0, factor=513)
+
+
+def test_crossfade_overlaps_the_songs(make_audio_server, audio_library, tmp_path, request):
+    """`crossfade 2` between two 6 s songs: the second fades in over the last 2 s of the first,
+    so the stream is 10 s long, not 12. Tonearm accepts the setting but does not crossfade yet:
+    a strict xfail. Not compared with MPD: Debian's MPD 0.23 did not crossfade in this setup
+    either (pipe or null outputs, the same 6 s song twice: 12 s of audio, 12 s played)."""
+    capture = tmp_path / "pcm.raw"
+    server = make_audio_server(audio.pipe_output(capture))
+    if server.kind == "mpd":
+        pytest.skip("MPD 0.23 does not crossfade these songs (see the docstring)")
+    request.applymarker(pytest.mark.xfail(strict=True, reason="crossfade is not implemented yet (issue 5, item 5)"))
+    received = play_and_collect(server, capture, "crossfade 2", 'add "long.flac"', 'add "long.flac"', "play")
+    assert len(received) // 4 == 10 * 44100
 
 
 @pytest.mark.parametrize("suffix", list(audio.ENCODERS))

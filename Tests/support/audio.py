@@ -178,18 +178,22 @@ class Dither:
         return output >> scale_bits
 
 
-def volume_16(source, percent: int) -> array.array:
+def volume_16(source, percent: int, factor: int | None = None) -> array.array:
     """16-bit samples scaled at 16 bits: `s × factor`, 26 bits, back to 16 with dither. What
-    Tonearm does to a 16-bit stream."""
-    factor, dither = volume_factor(percent), Dither()
+    Tonearm's software volume does to a 16-bit stream, and MPD 0.23's replay gain (with the
+    factor of its gain) when no software mixer widens the stream. `factor` (of 1024) overrides
+    the percent's."""
+    factor, dither = factor if factor is not None else volume_factor(percent), Dither()
     return array.array("h", (dither.shift(s * factor, 26, 10) for s in source))
 
 
-def volume_widened_16(source, percent: int) -> array.array:
+def volume_widened_16(source, percent: int, factor: int | None = None) -> array.array:
     """What MPD 0.23 does to a 16-bit stream with a software mixer when the output takes 16
     bits: widen to 24 bits (`s << 8`), scale there (34 bits back to 24, with dither), then
-    convert back to 16 bits with a second dither (its output's format conversion)."""
-    factor, volume, convert = volume_factor(percent), Dither(), Dither()
+    convert back to 16 bits with a second dither (its output's format conversion). `factor`
+    (of 1024) overrides the percent's."""
+    factor = factor if factor is not None else volume_factor(percent)
+    volume, convert = Dither(), Dither()
     if factor == 1024:
         return array.array("h", (convert.shift(s << 8, 24, 8) for s in source))
     return array.array("h", (convert.shift(volume.shift((s << 8) * factor, 34, 10), 24, 8) for s in source))
