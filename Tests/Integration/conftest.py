@@ -140,3 +140,55 @@ def pytest_collection_modifyitems(items):
         for prefix, reason in KNOWN_DIFFERENCES.items():
             if node.startswith(prefix):
                 item.add_marker(pytest.mark.xfail(strict=True, reason=f"known difference: {reason}"))
+
+
+@pytest.fixture(scope="session")
+def audio_library(tmp_path_factory):
+    """The audio tests' files (Tests/support/audio.py), made once per session with the `ffmpeg`
+    CLI and shared read-only: `tone.<suffix>` (a 2 s chirp; 44.1 kHz stereo, Opus 48 kHz),
+    `joins/<suffix>/a.<suffix>` and `b.<suffix>` (that chirp cut at 1 s), `long.flac` (a 6 s
+    sine) and `gain.flac` (the chirp tagged REPLAYGAIN_TRACK_GAIN -6.00 dB, peak 0.5). `sources`
+    holds the uncut WAVs by sample rate."""
+    from types import SimpleNamespace
+    from support import audio
+    root = tmp_path_factory.getbasetemp() / "audio-library"
+    music = root / "music"
+    (music / "joins").mkdir(parents=True)
+    sources = {rate: audio.chirp(root / f"chirp{rate}.wav", rate, 2) for rate in (44100, 48000)}
+    for suffix in audio.ENCODERS:
+        rate = audio.rate_for(suffix)
+        audio.encode(sources[rate], music / f"tone.{suffix}")
+        folder = music / "joins" / suffix
+        folder.mkdir()
+        audio.encode(audio.cut(sources[rate], root / f"a{rate}.wav", 0, rate), folder / f"a.{suffix}")
+        audio.encode(audio.cut(sources[rate], root / f"b{rate}.wav", rate), folder / f"b.{suffix}")
+    audio.ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=6", "-ac", "2",
+                 "-c:a", "flac", *audio.BITEXACT, music / "long.flac")
+    audio.ffmpeg("-i", sources[44100], "-c:a", "flac", "-metadata", "REPLAYGAIN_TRACK_GAIN=-6.00 dB",
+                 "-metadata", "REPLAYGAIN_TRACK_PEAK=0.500000", *audio.BITEXACT, music / "gain.flac")
+    return SimpleNamespace(root=root, music=music, sources=sources)
+
+
+@pytest.fixture(params=["tonearm", "mpd"])
+def make_audio_server(request, audio_library, tmp_path):
+    """Starts Tonearm or Debian's MPD (one test run each) on the audio library (or the
+    `music_dir` given) with the `audio_output` blocks given; returns it once its first scan is
+    finished (`kind` is "tonearm" or "mpd"). Every server is stopped at the end."""
+    from support.library import wait_for_scan
+    kind = TonearmServer if request.param == "tonearm" else MPDServer
+    started = []
+
+    def make(output: str, music_dir=None, extra_config: str = ""):
+        server = kind(tmp_path / f"{request.param}{len(started)}", extra_config=extra_config,
+                      music_dir=music_dir or audio_library.music, output=output)
+        server.kind = request.param
+        started.append(server)
+        server.start()
+        with server.connect() as c:
+            wait_for_scan(c)
+        return server
+
+    yield make
+    for server in started:
+        if server.process.poll() is None:
+            server.stop()

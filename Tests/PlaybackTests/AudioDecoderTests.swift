@@ -213,6 +213,24 @@ import Testing
         }
     }
 
+    /// `status` names a song that cannot be decoded by its URI, as MPD does (`Failed to decode
+    /// Album/song.flac`, without FFmpeg's reason, which goes to the log); a file that cannot be
+    /// read keeps MPD's nested message with the path, as MPD opens local files by path.
+    @Test func theStatusMessageNamesTheSongAsMPDDoes() throws {
+        let fixtures = try AudioFixtures()
+        let garbage = fixtures.path("garbage.flac")
+        try Data(repeating: 0x5A, count: 4096).write(to: URL(fileURLWithPath: garbage))
+        let track = PipelineTrack(token: 1, path: garbage, uri: "Album/garbage.flac", duration: nil, audioFormat: nil)
+        var error: (any Error)?
+        do { _ = try AudioDecoder(path: garbage) } catch let failure { error = failure }
+        let decodeFailure = try #require(error)
+        #expect(DecodingPipeline.message(decodeFailure, track: track) == "Failed to decode Album/garbage.flac")
+        #expect("\(decodeFailure)".hasPrefix("Failed to decode \(garbage): "), "the log keeps the path and the reason")
+        let missing = DecoderError(.unreadable, path: "/music/gone.flac", reason: "No such file or directory")
+        #expect(DecodingPipeline.message(missing, track: PipelineTrack(token: 2, path: "/music/gone.flac", uri: "gone.flac", duration: nil, audioFormat: nil))
+            == "Failed to decode /music/gone.flac; Failed to open '/music/gone.flac': No such file or directory")
+    }
+
     /// Truncated, zeroed, overwritten, empty and random files either fail with a
     /// `DecoderError` naming the file or decode what can be decoded and end; damage in the
     /// middle skips the broken packets and the rest still plays.

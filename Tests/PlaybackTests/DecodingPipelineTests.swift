@@ -36,6 +36,7 @@ final class CountingSource: PCMSource {
 final class CapturingSink: PCMSink, @unchecked Sendable {
     let samples = Mutex<[Int16]>([])
     let opened = Mutex<[PCMFormat]>([])
+    let closes = Mutex(0)
     func open(format: PCMFormat) throws -> PCMFormat {
         opened.withLock { $0.append(format) }
         return format
@@ -43,6 +44,32 @@ final class CapturingSink: PCMSink, @unchecked Sendable {
     func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
         let values = bytes.bindMemory(to: Int16.self)
         samples.withLock { $0.append(contentsOf: values) }
+        return bytes.count
+    }
+    func drain() {}
+    func cancel() {}
+    func pause() -> Bool { true }
+    func close() { closes.withLock { $0 += 1 } }
+}
+
+/// An output whose device cannot be opened (an ALSA card that is not there).
+final class UnopenableSink: PCMSink, @unchecked Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String { "Failed to open ALSA device \"hw:99\": Invalid argument" }
+    }
+    func open(format: PCMFormat) throws -> PCMFormat { throw Failure() }
+    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int { 0 }
+    func drain() {}
+    func cancel() {}
+    func pause() -> Bool { true }
+    func close() {}
+}
+
+/// An output that takes its time over every write, as a device paced in real time does.
+final class SlowSink: PCMSink, @unchecked Sendable {
+    func open(format: PCMFormat) throws -> PCMFormat { format }
+    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+        usleep(20_000)
         return bytes.count
     }
     func drain() {}
@@ -195,4 +222,83 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         #expect(sameSamples(sink.samples.withLock { $0 }, expected) == nil)
         _ = recorder
     }
+
+    /// The song queued after the playing one cannot be opened: the stream ends after the
+    /// playing song and the player hears `finished` (it then tries that song itself and skips
+    /// it). The decoder used to forget that it was waiting for the next song and stopped
+    /// there, leaving the player in `play` for ever.
+    @Test func aNextSongThatCannotBeOpenedEndsTheStream() async {
+        let sink = CapturingSink()
+        let (pipeline, recorder) = makePipeline(frames: [1: 2000], sink: sink)
+        defer { pipeline.shutDown() }
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        pipeline.enqueue(track(9))
+        let events = await recorder.wait { $0.contains(.finished) }
+        #expect(events == [.finished])
+        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 2000)) == nil)
+    }
+
+    /// MPD builds an output's filters afresh on every open, so its software volume's dither
+    /// restarts and the same song played again gives the same samples.
+    @Test func softwareVolumeDitherStartsAfreshOnEveryOpen() async {
+        let sink = CapturingSink()
+        let (pipeline, recorder) = makePipeline(frames: [1: 1000], sink: sink, volume: true)
+        defer { pipeline.shutDown() }
+        pipeline.setVolume(50)
+        for round in 1...2 {
+            _ = pipeline.play(track(1), from: 0, paused: false)
+            pipeline.enqueue(nil)
+            _ = await recorder.wait { $0.filter { $0 == .finished }.count == round }
+            pipeline.stop()
+            // The output closes its device when it sees the stop (a `play` right after the
+            // stop would find it still open, and keep it).
+            for _ in 0..<400 where sink.closes.withLock({ $0 }) < round { try? await Task.sleep(for: .milliseconds(5)) }
+        }
+        let samples = sink.samples.withLock { $0 }
+        #expect(samples.count == 2000)
+        #expect(sameSamples(Array(samples[1000...]), Array(samples[..<1000])) == nil)
+        #expect(sink.opened.withLock { $0.count } == 2)
+    }
+
+    /// With no output able to play, the pipeline pauses on the song and reports MPD's message
+    /// (`Failed to open "NAME" (PLUGIN); …`) as an output failure, not as a song that cannot be
+    /// decoded; a new `play` tries the output again.
+    @Test func whenNoOutputCanPlayThePipelinePausesOnTheSong() async {
+        let pipeline = DecodingPipeline(
+            outputs: [.init(name: "broken", plugin: "alsa", sink: UnopenableSink(), format: nil, softwareVolume: false)],
+            bufferBytes: 64 * 1024,
+            openSource: { track in CountingSource(first: 0, frames: 50_000) })
+        defer { pipeline.shutDown() }
+        let recorder = EventRecorder()
+        pipeline.setEventHandler { _, event in recorder.record(event) }
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        let message = "Failed to open \"broken\" (alsa); Failed to open ALSA device \"hw:99\": Invalid argument"
+        #expect(await recorder.wait { !$0.isEmpty } == [.outputsFailed(message)])
+        #expect(pipeline.status.state == .pause)
+        #expect(pipeline.status.track?.token == 1)
+        #expect(pipeline.outputStatuses.first?.error == message)
+        _ = pipeline.play(track(1), from: 0.5, paused: false)
+        #expect(await recorder.wait { $0.count == 2 } == [.outputsFailed(message), .outputsFailed(message)])
+    }
+
+    /// Once `setPaused(true)` returns, elapsed stands still: the chunk the output was writing
+    /// when the pause came counts before the call returns, as MPD's pause waits for its
+    /// outputs. (It used to be counted a moment later, so a client saw elapsed move while
+    /// the player said `pause`.)
+    @Test func elapsedStandsStillOncePauseReturns() async {
+        let pipeline = DecodingPipeline(
+            outputs: [.init(name: "slow", sink: SlowSink(), format: nil, softwareVolume: false)],
+            bufferBytes: 64 * 1024,
+            openSource: { _ in CountingSource(first: 0, frames: 1_000_000) })
+        defer { pipeline.shutDown() }
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        for _ in 0..<400 where pipeline.status.elapsed == 0 { try? await Task.sleep(for: .milliseconds(5)) }
+        #expect(pipeline.status.elapsed > 0)
+        pipeline.setPaused(true)
+        let paused = pipeline.status.elapsed
+        try? await Task.sleep(for: .milliseconds(100))
+        #expect(pipeline.status.elapsed == paused)
+        #expect(pipeline.status.state == .pause)
+    }
 }
+

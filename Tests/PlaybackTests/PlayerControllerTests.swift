@@ -284,4 +284,24 @@ func makePlayer(songs: Int, mixer: Bool = false) -> (PlayerController, ScriptedP
         player.clearError()
         #expect(player.status.error == nil)
     }
+
+    /// No output can play: MPD pauses on the song with the output's error instead of skipping
+    /// songs that are not at fault; resuming starts the song again where it was, which makes
+    /// the pipeline try its outputs again.
+    @Test func whenNoOutputCanPlayThePlayerPausesOnTheSong() throws {
+        let (player, pipeline, _) = makePlayer(songs: 3)
+        try player.play(position: 0)
+        let (handler, generation) = pipeline.state.withLock { ($0.handler, $0.generation) }
+        pipeline.setPaused(true)  // as the pipeline does before it reports
+        handler?(generation, .outputsFailed("Failed to open \"broken\" (alsa); no card"))
+        #expect(player.status.error == "Failed to open \"broken\" (alsa); no card")
+        #expect(player.status.state == .pause)
+        #expect(player.status.current?.position == 0)
+        try player.play(position: nil)
+        let plays = pipeline.state.withLock { $0.plays }
+        #expect(plays.map(\.token) == [1, 1])
+        #expect(plays.last?.offset == 1.5)
+        #expect(player.status.state == .play)
+    }
 }
+

@@ -39,12 +39,18 @@ public struct DecoderError: Error, Sendable, Equatable, CustomStringConvertible 
         self.init(kind, path: path, reason: Self.text(of: code))
     }
 
-    /// MPD's wording for the player's `error:` line (checked against Debian's MPD 0.23): a
-    /// file that cannot be read gives MPD's nested message, the decoder's failure joined to
-    /// the file input's with `; `; anything else is `Failed to decode <path>`, as MPD's decoder
-    /// thread reports a plugin's failure without FFmpeg's reason; a refused seek is MPD's
-    /// `Decoder failed to seek`.
-    public var message: String {
+    /// MPD's wording for the player's `error:` line (checked against Debian's MPD 0.23), for
+    /// the song at `path` (``message(uri:)`` with the path).
+    public var message: String { message(uri: path) }
+
+    /// MPD's wording for the player's `error:` line, naming the song by `uri` as MPD does
+    /// (checked against Debian's MPD 0.23): a file that cannot be read gives MPD's nested
+    /// message, the decoder's failure joined to the file input's with `; `, both with the
+    /// file's path (MPD decodes a local file by its path); anything else is `Failed to decode
+    /// <URI>` with the song's URI as the client knows it, as MPD's decoder thread reports a
+    /// plugin's failure, without FFmpeg's reason; a refused seek is MPD's `Decoder failed to
+    /// seek`.
+    public func message(uri: String) -> String {
         switch kind {
         case .unreadable:
             "Failed to decode \(path); Failed to open '\(path)': \(reason)"
@@ -52,7 +58,7 @@ public struct DecoderError: Error, Sendable, Equatable, CustomStringConvertible 
             // MPD's player reports a decoder's refused seek this way, without the file.
             "Decoder failed to seek"
         default:
-            "Failed to decode \(path)"
+            "Failed to decode \(uri)"
         }
     }
 

@@ -1,8 +1,8 @@
 import Glibc
 
-/// Volume by scaling the samples (`mixer_type "software"`), with MPD's arithmetic, so that
-/// Tonearm at `setvol 50` emits exactly the samples MPD 0.23 emits (checked against Debian's
-/// `mpd` 0.23.12 writing to a pipe output; the tests carry its output).
+/// Volume by scaling the samples (`mixer_type "software"`), with MPD's arithmetic, so that for
+/// each sample type Tonearm at `setvol 50` computes the samples MPD 0.23 computes (checked
+/// against Debian's `mpd` 0.23.12 writing to a pipe output; the tests carry its output).
 ///
 /// **Percent to factor** (MPD's `PercentVolumeToSoftwareVolume`): the volume is a fixed-point
 /// factor with 10 fractional bits (1024 = 100 %). 100 % is 1024 and 0 % is 0; in between the
@@ -20,11 +20,15 @@ import Glibc
 ///
 /// **16-bit sources.** MPD does not scale 16-bit audio at 16 bits: before the volume stage it
 /// widens it to 24 bits (`s << 8`, in the replay-gain stage, which always runs), so an output
-/// with a software mixer receives 24-bit audio and the volume is dithered at 24 bits. To emit
-/// MPD's bytes, the output thread opens its device at ``PCMFormat/Sample/s24`` for a 16-bit
-/// source, ``widen16To24(_:into:)``s each chunk into its preallocated 24-bit buffer and applies
-/// the volume there. Applying it to 16-bit samples in place (the first case above) is MPD's
-/// 16-bit arithmetic, for a device that can only take 16 bits.
+/// with a software mixer receives 24-bit audio, the volume is dithered at 24 bits, and an
+/// output that takes 16 bits gets it dithered back by MPD's format conversion (even at 100 %).
+/// The pipeline's output thread does not do that: it scales 16-bit samples in place with the
+/// 16-bit arithmetic above (one dither stage) and leaves them untouched at 100 %. Its bytes at
+/// volume 50 therefore differ from MPD's by up to 4 LSB in about two thirds of the samples,
+/// and a 16-bit song stays 16-bit at the output (measured in
+/// `Tests/Integration/test_audio_output.py`; documented in docs/configuration.md).
+/// ``widen16To24(_:into:)`` is MPD's first step, kept and unit-tested against MPD's samples
+/// for emitting MPD's exact bytes.
 ///
 /// A value carries the dither state, which runs on from one buffer to the next: keep one per
 /// output, ``reset()`` it when the output opens. Nothing here allocates.

@@ -13,6 +13,9 @@ public struct OutputStatus: Sendable, Equatable {
     public var enabled: Bool
     /// Why the output last failed, if it did.
     public var error: String?
+    /// Whether the output has a mixer (software or hardware): switching it raises idle
+    /// `mixer` as well, as in MPD.
+    public var hasMixer = false
 }
 
 /// The audio outputs the server can switch on and off (`outputs`, `enableoutput`, …).
@@ -28,8 +31,9 @@ public protocol AudioOutputControl: AnyObject, Sendable {
 extension DecodingPipeline: AudioOutputControl {
     /// Builds the pipeline for the configured `audio_output` blocks, with the FFmpeg decoder.
     /// With no block at all, MPD's choice: ALSA's `default` device.
-    /// - Parameter report: receives one line per output that cannot be set up (it is left out).
-    public static func make(configuration: TonearmConfiguration, report: (String) -> Void) -> DecodingPipeline {
+    /// - Parameter report: receives one line per output that cannot be set up (it is left out)
+    ///   and, later, every playback failure with its full reason: the server's log.
+    public static func make(configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void) -> DecodingPipeline {
         var blocks = configuration.audioOutputs
         if blocks.isEmpty { blocks = [AudioOutputConfiguration(type: "alsa", name: "default")] }
         var outputs: [Output] = []
@@ -47,7 +51,7 @@ extension DecodingPipeline: AudioOutputControl {
             }
         }
         return DecodingPipeline(outputs: outputs, bufferBytes: configuration.audioBufferSize,
-                                replayGain: ReplayGainSettings(configuration: configuration)) { track in
+                                replayGain: ReplayGainSettings(configuration: configuration), log: report) { track in
             try AudioDecoder(path: track.path)
         }
     }
@@ -57,7 +61,7 @@ extension DecodingPipeline: AudioOutputControl {
         defer { lock.unlock() }
         return outputs.indices.map {
             OutputStatus(id: $0, name: outputs[$0].name, plugin: outputs[$0].plugin, enabled: enabled[$0],
-                         error: outputErrors[$0])
+                         error: outputErrors[$0], hasMixer: outputs[$0].softwareVolume || outputs[$0].mixer != nil)
         }
     }
 

@@ -6,6 +6,9 @@ public struct PipelineTrack: Sendable, Equatable {
     public var token: Int
     /// The absolute path of the file.
     public var path: String
+    /// The song's URI as clients know it (relative to the music directory), which MPD's
+    /// `Failed to decode` message names; `nil` when only the path is known.
+    public var uri: String?
     /// Where playback starts, in seconds.
     public var start: Double
     /// Where playback ends, in seconds, or `nil` for the end of the file.
@@ -16,9 +19,13 @@ public struct PipelineTrack: Sendable, Equatable {
     public var audioFormat: String?
 
     /// Creates a track.
-    public init(token: Int, path: String, start: Double = 0, end: Double? = nil, duration: Double?, audioFormat: String?) {
+    public init(
+        token: Int, path: String, uri: String? = nil, start: Double = 0, end: Double? = nil, duration: Double?,
+        audioFormat: String?
+    ) {
         self.token = token
         self.path = path
+        self.uri = uri
         self.start = start
         self.end = end
         self.duration = duration
@@ -37,6 +44,10 @@ public enum PipelineEvent: Sendable, Equatable {
     case finished
     /// The current track could not be played; the pipeline stopped.
     case failed(String)
+    /// No output could play (every enabled one failed to open or to write): the pipeline
+    /// holds the track, paused, as MPD's player pauses with the output's error. A new
+    /// ``AudioPipeline/play(_:from:paused:)`` tries the outputs again.
+    case outputsFailed(String)
 }
 
 /// What the pipeline is doing right now, for `status`.

@@ -47,7 +47,8 @@ extension DecodingPipeline {
                     track = wanted
                     sessionFormat = nil
                 } catch {
-                    post(.failed(Self.message(error, path: wanted.path)), generation: generation)
+                    post(.log("\(error)"), generation: generation)
+                    post(.failed(Self.message(error, track: wanted)), generation: generation)
                 }
             case .openNext(let wanted, let generation):
                 do {
@@ -64,13 +65,16 @@ extension DecodingPipeline {
                     source = opened
                     track = wanted
                 } catch {
+                    post(.log("\(error)"), generation: generation)
                     // The song after this one cannot play: end the stream here; the player
-                    // then tries it, sees the error and goes on.
+                    // then tries it, sees the error and goes on. The decoder keeps waiting for
+                    // the next song, so that with none known it takes the `.end` step: the
+                    // outputs then play out what they hold and report `finished` (clearing
+                    // the wait here left the decoder idle and the player stuck in `play`).
                     lock.lock()
                     if generation == self.generation {
                         next = nil
                         nextKnown = true
-                        decoderWaitingForNext = false
                     }
                     lock.unlock()
                 }
@@ -101,7 +105,8 @@ extension DecodingPipeline {
                         gainStage.apply(factor: gain.factor(for: current.replayGain),
                                         to: UnsafeMutableRawBufferPointer(rebasing: space[0..<length]), sample: format.sample)
                     } catch {
-                        failed = Self.message(error, path: playing.path)
+                        failed = Self.message(error, track: playing)
+                        post(.log("\(error)"), generation: generation)
                     }
                 }
                 lock.lock()
@@ -159,9 +164,13 @@ extension DecodingPipeline {
         outputs.lazy.compactMap { $0.format.flatMap { PCMFormat(mpdFormat: $0, source: source) } }.first ?? source
     }
 
-    static func message(_ error: any Error, path: String) -> String {
+    /// What `status` shows as `error:` when `track` cannot be decoded: MPD's wording, which
+    /// names the song by its URI and leaves FFmpeg's reason to the log (see
+    /// ``DecoderError/message(uri:)``).
+    static func message(_ error: any Error, track: PipelineTrack) -> String {
+        if let error = error as? DecoderError { return error.message(uri: track.uri ?? track.path) }
         let text = "\(error)"
-        return text.isEmpty ? "Failed to decode \(path)" : text
+        return text.isEmpty ? "Failed to decode \(track.uri ?? track.path)" : text
     }
 
     func post(_ kind: PipelineMailbox.Kind, generation: UInt64) {

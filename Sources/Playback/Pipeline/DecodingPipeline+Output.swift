@@ -99,6 +99,7 @@ extension DecodingPipeline {
             }
             thread.currentToken = info.token
             let level = volume
+            if isReference { referenceWriting = true }
             lock.unlock()
 
             thread.devicePaused = false
@@ -106,6 +107,10 @@ extension DecodingPipeline {
                                        generation: chunkGeneration)
 
             lock.lock()
+            if isReference {
+                referenceWriting = false
+                lock.broadcast()
+            }
             if let failure {
                 outputFailed(index, message: failure, generation: chunkGeneration)
                 continue
@@ -138,10 +143,14 @@ extension DecodingPipeline {
             do {
                 thread.device = try output.sink.open(format: info.format)
                 thread.requested = info.format
+                // MPD builds an output's filters afresh on every open, so the volume's dither
+                // starts over: the same song played again gives the same bytes.
+                thread.volume.reset()
             } catch {
                 thread.device = nil
                 thread.requested = nil
-                return (0, "\(error)")
+                // MPD's message, which `status` shows when no output is left.
+                return (0, "Failed to open \"\(output.name)\" (\(output.plugin)); \(error)")
             }
         }
         guard let device = thread.device else { return (0, "output not open") }
@@ -164,7 +173,7 @@ extension DecodingPipeline {
                 if taken <= 0 { break }
                 done += taken
             } catch {
-                return (done, "\(error)")
+                return (done, "Failed to play on \"\(output.name)\" (\(output.plugin)); \(error)")
             }
             if done < samples.count && isFlushed(since: chunkGeneration) { break }
         }
@@ -190,14 +199,19 @@ extension DecodingPipeline {
     }
 
     /// An output that cannot play leaves the pipeline until the next `play`; the next working
-    /// one becomes the reference. With none left, the player hears why. Called with the lock held.
+    /// one becomes the reference. Every failure is logged (MPD logs it too). With none left,
+    /// the pipeline pauses on the song and the player hears why, as MPD's player pauses with
+    /// the output's error rather than skipping songs that are not at fault. Called with the
+    /// lock held.
     private func outputFailed(_ index: Int, message: String, generation chunkGeneration: UInt64) {
         failedOutputs.insert(index)
         outputErrors[index] = message
         chooseReference()
-        lock.broadcast()
-        if reference == nil {
-            post(.failed(message), generation: chunkGeneration)
+        post(.log(message), generation: chunkGeneration)
+        if reference == nil && chunkGeneration == generation {
+            paused = true
+            post(.outputsFailed(message), generation: chunkGeneration)
         }
+        lock.broadcast()
     }
 }

@@ -37,6 +37,9 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     let mailbox = PipelineMailbox()
     let openSource: SourceOpener
     let outputs: [Output]
+    /// Where failures are logged with their full reason (the server's logger); called on the
+    /// event thread, never on an audio thread.
+    let log: (@Sendable (String) -> Void)?
 
     // Guarded by `lock`.
     var generation: UInt64 = 0
@@ -62,6 +65,8 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     /// `play` while playing keeps MPD's outputs open, so the dither runs on.
     var replayGainReset = true
     var reference: Int?
+    /// The reference output is writing a chunk, which counts as heard when the write returns.
+    var referenceWriting = false
     var failedOutputs = Set<Int>()
     /// Whether each output is enabled (`enableoutput`/`disableoutput`).
     var enabled: [Bool]
@@ -79,10 +84,12 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         outputs: [Output],
         bufferBytes: Int,
         replayGain: ReplayGainSettings = ReplayGainSettings(),
+        log: (@Sendable (String) -> Void)? = nil,
         openSource: @escaping SourceOpener
     ) {
         self.outputs = outputs
         self.replayGain = replayGain
+        self.log = log
         enabled = outputs.map(\.enabledAtStart)
         buffer = PCMBuffer(totalBytes: bufferBytes)
         self.openSource = openSource
@@ -156,10 +163,19 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         lock.broadcast()
     }
 
+    /// Pauses or resumes. Pausing waits (briefly) for the reference output to finish the chunk
+    /// it is writing, as MPD's `pause` waits for its outputs to acknowledge: that chunk counts
+    /// as heard when its write returns, so without the wait `elapsed` would still move on
+    /// after a client saw the player paused. The wait is a chunk's playing time at most, and
+    /// bounded in case a device write hangs (a pipe whose reader stopped reading).
     public func setPaused(_ paused: Bool) {
         lock.lock()
         self.paused = paused
         lock.broadcast()
+        if paused {
+            let deadline = Date(timeIntervalSinceNow: 0.5)
+            while referenceWriting && lock.wait(until: deadline) {}
+        }
         lock.unlock()
     }
 
@@ -221,6 +237,10 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     private func dispatchLoop() {
         while true {
             let (eventGeneration, kind) = mailbox.take()
+            if case .log(let line) = kind {
+                log?(line)
+                continue
+            }
             lock.lock()
             let handler = self.handler
             var event: PipelineEvent?
@@ -229,6 +249,8 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
             case .borderPause: event = .borderPause
             case .finished: event = .finished
             case .failed(let message): event = .failed(message)
+            case .outputsFailed(let message): event = .outputsFailed(message)
+            case .log: event = nil
             }
             if case .started(let token) = kind {
                 // Forget tracks that can no longer be reported.

@@ -10,6 +10,9 @@ final class PipelineMailbox: @unchecked Sendable {
         case borderPause
         case finished
         case failed(String)
+        case outputsFailed(String)
+        /// A line for the server's log (a failure's full reason), not an event for the player.
+        case log(String)
     }
 
     private struct Slot {

@@ -22,6 +22,9 @@ struct PlayerCore: Sendable {
     var error: String?
     var errorCount = 0
     var stopOnError = false
+    /// No output could play: the pipeline paused on the current song (``PipelineEvent/outputsFailed(_:)``),
+    /// and resuming starts it again where it was heard, which tries the outputs again.
+    var outputsFailed = false
 
     var crossfade = 0
     var mixRampDB: Float = 0
@@ -104,7 +107,7 @@ struct PlayerCore: Sendable {
 
     func track(atOrder index: Int) -> PipelineTrack {
         let entry = queue.entry(atOrder: index)
-        return PipelineTrack(token: entry.id, path: path(entry.song.uri), start: entry.startTime, end: entry.endTime,
+        return PipelineTrack(token: entry.id, path: path(entry.song.uri), uri: entry.song.uri, start: entry.startTime, end: entry.endTime,
                              duration: entry.song.duration, audioFormat: entry.song.audioFormat)
     }
 
@@ -117,6 +120,7 @@ struct PlayerCore: Sendable {
     /// Starts the song at play-order `index`.
     mutating func playOrder(_ index: Int, paused: Bool = false, offset: Double? = nil) {
         playing = true
+        outputsFailed = false
         queued = nil
         current = index
         beginListening(atOrder: index)
@@ -166,6 +170,7 @@ struct PlayerCore: Sendable {
         pipeline.stop()
         queued = nil
         playing = false
+        outputsFailed = false
         events.insert(.player)
         if queue.random, let position = currentPosition {
             // The next `play` should start a fresh random round with the same song.
@@ -215,6 +220,11 @@ struct PlayerCore: Sendable {
         let isPaused = pipeline.status.state == .pause
         let target = paused ?? !isPaused
         guard target != isPaused else { return }
+        if !target && outputsFailed, let current {
+            // MPD reopens its outputs when playback resumes after they failed.
+            playOrder(current, offset: pipeline.status.elapsed)
+            return
+        }
         pipeline.setPaused(target)
         events.insert(.player)
     }
@@ -324,6 +334,12 @@ struct PlayerCore: Sendable {
             errorCount = 0
             endListening(leftByUser: false)
             playNext()
+        case .outputsFailed(let message):
+            // MPD's player pauses on the song with the output's error, rather than skipping
+            // songs that are not at fault.
+            error = message
+            outputsFailed = true
+            events.insert(.player)
         case .failed(let message):
             error = message
             errorCount += 1

@@ -6,10 +6,10 @@ import Playback
 enum OutputCommands {
     static let definitions: [CommandDefinition] = [
         CommandDefinition("disableoutput", permission: .admin, arguments: .exactly(1)) { invocation in
-            try switchOutput(&invocation) { _ in false }
+            try switchOutput(&invocation, mixerWhenEnabled: true) { _ in false }
         },
         CommandDefinition("enableoutput", permission: .admin, arguments: .exactly(1)) { invocation in
-            try switchOutput(&invocation) { _ in true }
+            try switchOutput(&invocation, mixerWhenEnabled: true) { _ in true }
         },
         CommandDefinition("outputs", permission: .read, arguments: .exactly(0)) { invocation in
             for output in invocation.server.outputs?.outputStatuses ?? [] {
@@ -21,19 +21,26 @@ enum OutputCommands {
             return .ok
         },
         CommandDefinition("toggleoutput", permission: .admin, arguments: .exactly(1)) { invocation in
-            try switchOutput(&invocation) { !$0 }
+            try switchOutput(&invocation, mixerWhenEnabled: false) { !$0 }
         },
     ]
 
     /// Sets output ID's state from its current one; idle `output` when it changed (always for
-    /// `toggleoutput`), as MPD raises it.
-    private static func switchOutput(_ invocation: inout CommandInvocation, _ state: (Bool) -> Bool) throws -> CommandOutcome {
+    /// `toggleoutput`), as MPD raises it. An output with a mixer also raises `mixer` when it
+    /// changes, since the volume clients show depends on the enabled mixers: MPD 0.23 does so
+    /// for `enableoutput` and `disableoutput`, and for `toggleoutput` only when it disables
+    /// (`mixerWhenEnabled` false).
+    private static func switchOutput(
+        _ invocation: inout CommandInvocation, mixerWhenEnabled: Bool, _ state: (Bool) -> Bool
+    ) throws -> CommandOutcome {
         let id = Int(try Arguments.unsigned(invocation.arguments[0]))
         guard let control = invocation.server.outputs, let output = control.outputStatuses.first(where: { $0.id == id }) else {
             throw MPDError(.noExist, "No such audio output")
         }
-        if control.setOutput(id, enabled: state(output.enabled)) == true {
+        let enable = state(output.enabled)
+        if control.setOutput(id, enabled: enable) == true {
             invocation.server.idleBus.emit(.output)
+            if output.hasMixer && (!enable || mixerWhenEnabled) { invocation.server.idleBus.emit(.mixer) }
         }
         return .ok
     }
