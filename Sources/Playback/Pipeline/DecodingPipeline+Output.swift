@@ -31,7 +31,9 @@ extension DecodingPipeline {
                     thread.reader = nil
                     closeDevice(output, &thread)
                 }
-                let generationAtFailure = generation
+                // The generation the failure belongs to, recorded when it happened: a `play`
+                // that came before this thread got here must still count as the retry.
+                let generationAtFailure = failureGenerations[index] ?? generation
                 while !shutdown && !(enabled[index] && (!failedOutputs.contains(index) || generation != generationAtFailure)) {
                     lock.wait()
                 }
@@ -205,6 +207,7 @@ extension DecodingPipeline {
     /// lock held.
     private func outputFailed(_ index: Int, message: String, generation chunkGeneration: UInt64) {
         failedOutputs.insert(index)
+        failureGenerations[index] = chunkGeneration
         outputErrors[index] = message
         chooseReference()
         post(.log(message), generation: chunkGeneration)

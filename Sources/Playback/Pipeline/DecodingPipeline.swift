@@ -72,6 +72,8 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     var enabled: [Bool]
     /// The last failure of each output, shown by `outputs`.
     var outputErrors: [Int: String] = [:]
+    /// The generation in which each failed output failed; the next one retries it.
+    var failureGenerations: [Int: UInt64] = [:]
     var playingToken: Int?
     var playedTime = 0.0
     var bitrate = 0
