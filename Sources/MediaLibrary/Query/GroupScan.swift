@@ -6,8 +6,8 @@ import MPDProtocol
 /// matching songs (`songTagList`).
 ///
 /// Measured on 100,000 songs, SQL over `songTag` cannot do this quickly: every way of pairing
-/// a song's values of two tags costs an index seek per song, and `DISTINCT`/`GROUP BY` a
-/// sorter insert per song, each several times MPD's whole walk of its in-memory database.
+/// a song's values of two tags costs an index seek per song (39 ms), and `DISTINCT`/`GROUP
+/// BY` a sorter insert per song (47 ms), each more than MPD's whole `list` (34 ms).
 /// One sequential read of a narrow row per song is the cheapest access SQLite offers; the
 /// values are interned (consecutive songs, usually of one album, mostly repeat the previous
 /// song's values, so most cost one byte comparison) and only distinct combinations kept.
