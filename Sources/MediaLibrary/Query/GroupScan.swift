@@ -6,8 +6,8 @@ import MPDProtocol
 /// matching songs (`songTagList`).
 ///
 /// Measured on 100,000 songs, SQL over `songTag` cannot do this quickly: every way of pairing
-/// a song's values of two tags costs an index seek per song, and `DISTINCT`/`GROUP BY` a
-/// sorter insert per song, each several times MPD's whole walk of its in-memory database.
+/// a song's values of two tags costs an index seek per song (39 ms), and `DISTINCT`/`GROUP
+/// BY` a sorter insert per song (47 ms), each more than MPD's whole `list` (34 ms).
 /// One sequential read of a narrow row per song is the cheapest access SQLite offers; the
 /// values are interned (consecutive songs, usually of one album, mostly repeat the previous
 /// song's values, so most cost one byte comparison) and only distinct combinations kept.
@@ -53,7 +53,9 @@ struct GroupScan<Consumer: GroupConsumer> {
     /// The SQL visiting (``RowVisitor``) `tags, duration` of the songs matching `condition`
     /// (on `song s`), every song when `nil`; its first parameter is the visitor.
     static func source(_ condition: SQLFragment?) -> SQLFragment {
-        guard let condition else { return SQLFragment("SELECT count(mpd_visit(?, tags, duration)) FROM songTagList") }
+        // Unfiltered, the function is the only condition (a little cheaper than an aggregate
+        // of it); with a filter, the aggregate guarantees it sees only the matching rows.
+        guard let condition else { return SQLFragment("SELECT count(*) FROM songTagList WHERE mpd_visit(?, tags, duration)") }
         return SQLFragment(
             """
             SELECT count(mpd_visit(?, g.tags, g.duration)) FROM songTagList g

@@ -118,11 +118,13 @@ struct Combinations: GroupConsumer {
     /// Three levels or more.
     private(set) var combinations = Set<[Int32]>()
 
+    /// A collector for `levels` levels.
     init(levels: Int) {
         self.levels = levels
         packs = levels <= 2
     }
 
+    /// Adds the song's combinations, unless it repeats the previous song.
     mutating func consume(_ song: SongValues) {
         // Songs of one album follow each other and mostly repeat the previous song.
         if song.repeatsPrevious { return }
@@ -150,6 +152,7 @@ struct Totals: GroupConsumer {
     /// Seconds per value id.
     private(set) var playtime: [Double] = []
 
+    /// Adds the song, with its duration, to each of its values.
     mutating func consume(_ song: SongValues) {
         // A song counts once for each distinct value it has.
         for (index, id) in song.ids.enumerated() where index == 0 || !song.ids[..<index].contains(id) {

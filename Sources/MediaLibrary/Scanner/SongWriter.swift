@@ -2,6 +2,10 @@ import GRDB
 import MPDProtocol
 
 /// Writes one scanned song and its tags.
+///
+/// This is the only writer of `songTag` and `songTagList`: a song's rows in both must always
+/// agree (filters read the one, printing and grouping the other), so any other path that
+/// changes a song's tags must write both as this does.
 enum SongWriter {
     /// Inserts the song, or replaces the row `existing` keeping its `added` time.
     static func write(

@@ -42,28 +42,28 @@ enum PackedTags {
         in blob: UnsafeRawBufferPointer,
         _ body: (_ tag: Int, _ entry: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void
     ) {
-        let count = blob.count
-        var offset = 0
-        while offset < count {
-            let start = offset
-            let tag = Int(blob[offset])
-            offset += 1
+        guard var cursor = blob.baseAddress else { return }
+        let end = cursor + blob.count
+        while cursor < end {
+            let start = cursor
+            let tag = Int(cursor.load(as: UInt8.self))
+            cursor += 1
             var length = 0
             var shift = 0
             while true {
-                guard offset < count, shift < 56 else { return }
-                let byte = blob[offset]
-                offset += 1
+                guard cursor < end, shift < 56 else { return }
+                let byte = cursor.load(as: UInt8.self)
+                cursor += 1
                 length |= Int(byte & 0x7F) << shift
                 if byte < 0x80 { break }
                 shift += 7
             }
-            guard length <= count - offset else { return }
+            guard length <= end - cursor else { return }
             body(
-                tag, UnsafeRawBufferPointer(rebasing: blob[start..<offset + length]),
-                UnsafeRawBufferPointer(rebasing: blob[offset..<offset + length])
+                tag, UnsafeRawBufferPointer(start: start, count: cursor + length - start),
+                UnsafeRawBufferPointer(start: cursor, count: length)
             )
-            offset += length
+            cursor += length
         }
     }
 
