@@ -59,10 +59,13 @@ conformance:
 
 # Side by side with Debian's MPD on loopback; paste the table into docs/benchmarks.md.
 # The library part generates (once, cached in /tmp) 10,000 and 100,000 tagged MP3s; pass e.g.
-# LIBRARY_BENCH_ARGS="--sizes 10000 --repeat 50" to change it.
+# LIBRARY_BENCH_ARGS="--sizes 10000 --repeat 50" to change it. The playback part plays a minute
+# of FLAC on each server in real time (about three minutes in all); pass e.g.
+# PLAYBACK_BENCH_ARGS="--cpu-runs 3 --runs 11" for more runs.
 bench: test-deps build
 	$(PYTHON) Tests/Bench/bench.py --tonearm $(CURDIR)/.build/release/tonearm
 	$(PYTHON) Tests/Bench/library_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(LIBRARY_BENCH_ARGS)
+	$(PYTHON) Tests/Bench/playback_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(PLAYBACK_BENCH_ARGS)
 
 fuzz:
 	$(MAKE) -C Fuzz run SECONDS=$${SECONDS_PER_TARGET:-60}

@@ -6,7 +6,6 @@ Files come from the audio library (Tests/support/audio.py, made at test time); w
 output receives is compared with the `ffmpeg` CLI's decode. No timing is asserted: tests wait
 for states with generous timeouts, and elapsed is only checked for order and bounds.
 """
-import os
 import shutil
 import sys
 import time

@@ -78,6 +78,37 @@ final class SlowSink: PCMSink, @unchecked Sendable {
     func close() {}
 }
 
+/// An output that plays one chunk per permit the test gives it.
+final class GatedSink: PCMSink, @unchecked Sendable {
+    let permits = DispatchSemaphore(value: 0)
+    let written = Mutex(0)
+    func open(format: PCMFormat) throws -> PCMFormat { format }
+    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+        permits.wait()
+        written.withLock { $0 += 1 }
+        return bytes.count
+    }
+    func drain() {}
+    func cancel() {}
+    func pause() -> Bool { true }
+    func close() {}
+}
+
+/// A song that counts how often the decoder read from it.
+final class CountedSource: PCMSource, @unchecked Sendable {
+    let inner = CountingSource(first: 0, frames: 10_000_000)
+    let reads = Mutex(0)
+    var sourceFormat: PCMFormat { inner.sourceFormat }
+    var bitrate: Int { inner.bitrate }
+    var position: Double { inner.position }
+    var replayGain: ReplayGainInfo? { nil }
+    func seek(to seconds: Double) throws { try inner.seek(to: seconds) }
+    func read(into buffer: UnsafeMutableRawBufferPointer, format: PCMFormat) throws -> Int {
+        reads.withLock { $0 += 1 }
+        return try inner.read(into: buffer, format: format)
+    }
+}
+
 final class EventRecorder: Sendable {
     let events = Mutex<[PipelineEvent]>([])
     func record(_ event: PipelineEvent) { events.withLock { $0.append(event) } }
@@ -299,6 +330,43 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         try? await Task.sleep(for: .milliseconds(100))
         #expect(pipeline.status.elapsed == paused)
         #expect(pipeline.status.state == .pause)
+    }
+
+    /// Once the buffer is full, the decoder waits until an eighth of it is free and refills it
+    /// in one batch, rather than decoding a chunk each time an output has played one: a
+    /// steady playback wakes the decoder a few times a minute, not 43 times a second.
+    @Test func theDecoderRefillsTheBufferInBatches() async {
+        let sink = GatedSink()
+        let source = CountedSource()
+        // 64 chunks of 4 KiB: a batch is 8 chunks.
+        let pipeline = DecodingPipeline(
+            outputs: [.init(name: "gated", sink: sink, format: nil, softwareVolume: false)],
+            bufferBytes: 64 * 4096,
+            openSource: { _ in source })
+        defer {
+            for _ in 0..<1000 { sink.permits.signal() }
+            pipeline.shutDown()
+        }
+        #expect(pipeline.refillChunks == 8)
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        func settle() async -> Int {
+            var last = -1
+            for _ in 0..<100 {
+                try? await Task.sleep(for: .milliseconds(10))
+                let now = source.reads.withLock { $0 }
+                if now == last { return now }
+                last = now
+            }
+            return last
+        }
+        let full = await settle()
+        #expect(full == 64, "one read per chunk until the buffer is full")
+        // The output plays 7 chunks (and waits to play the next): 7 free, not enough.
+        for _ in 0..<7 { sink.permits.signal() }
+        #expect(await settle() == full)
+        // One more: 8 free chunks, and the decoder fills them at once.
+        sink.permits.signal()
+        #expect(await settle() == full + 8)
     }
 }
 

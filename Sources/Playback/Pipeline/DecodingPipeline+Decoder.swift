@@ -151,10 +151,21 @@ extension DecodingPipeline {
                     return .end(generation: generation)
                 }
             }
-            if hasSource && !decoderWaitingForNext && buffer.hasRoom {
+            if hasSource && !decoderWaitingForNext && buffer.hasRoom
+                && (!decoderHeld || buffer.freeChunks >= refillChunks) {
+                decoderHeld = false
                 return .decode(into: buffer.space(), index: buffer.written, generation: generation, gain: replayGain)
             }
+            if hasSource && !decoderWaitingForNext && !buffer.hasRoom {
+                // Full: decode again in one batch once `refillChunks` are free, rather than
+                // one chunk each time an output plays one (a wake-up per chunk, 43 a second).
+                decoderHeld = true
+            }
+            // Whether only room in the buffer lets the decoder go on: the outputs wake it then.
+            decoderNeedsRoom = (hasSource && !decoderWaitingForNext)
+                || (decoderWaitingForNext && border == nil && next == nil && nextKnown)
             lock.wait()
+            decoderNeedsRoom = false
         }
     }
 

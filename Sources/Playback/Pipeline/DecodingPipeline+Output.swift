@@ -29,6 +29,7 @@ extension DecodingPipeline {
                 if let reader = thread.reader {
                     buffer.removeReader(reader)
                     thread.reader = nil
+                    lock.broadcast()  // the decoder may have waited for this reader
                     closeDevice(output, &thread)
                 }
                 // The generation the failure belongs to, recorded when it happened: a `play`
@@ -78,6 +79,7 @@ extension DecodingPipeline {
                 lock.lock()
                 if chunkGeneration == generation {
                     buffer.release(reader: reader)
+                    wakeDecoderIfRoom()
                     if isReference {
                         playingToken = nil
                         post(.finished, generation: chunkGeneration)
@@ -111,7 +113,7 @@ extension DecodingPipeline {
             lock.lock()
             if isReference {
                 referenceWriting = false
-                lock.broadcast()
+                if paused { lock.broadcast() }  // `setPaused(true)` may wait for this write
             }
             if let failure {
                 outputFailed(index, message: failure, generation: chunkGeneration)
@@ -119,12 +121,12 @@ extension DecodingPipeline {
             }
             if chunkGeneration == generation {
                 buffer.release(reader: reader)
+                wakeDecoderIfRoom()
                 if reference == index, let device = thread.device {
                     let seconds = Double(done) / Double(device.bytesPerSecond)
                     playedTime = info.time + seconds
                     played += seconds
                     bitrate = info.bitrate
-                    lock.broadcast()
                 }
             }
         }
@@ -193,6 +195,13 @@ extension DecodingPipeline {
         lock.lock()
         defer { lock.unlock() }
         return generation != chunkGeneration
+    }
+
+    /// Wakes the decoder when it waits for room and enough is free for its next batch; other
+    /// chunk releases wake nobody, so a steady output costs no wake-ups but its own. Called
+    /// with the lock held.
+    private func wakeDecoderIfRoom() {
+        if decoderNeedsRoom && buffer.freeChunks >= refillChunks { lock.broadcast() }
     }
 
     /// The first enabled, working output keeps the time. Called with the lock held.

@@ -53,6 +53,16 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     var border: (index: Int, token: Int)?
     var decoderWaitingForNext = false
     var decoderIdle = true
+    /// The buffer was full: the decoder waits for ``refillChunks`` free chunks before it
+    /// decodes again, so that it works in batches.
+    var decoderHeld = false
+    /// The decoder waits for nothing but room in the buffer: an output that frees enough of it
+    /// wakes it (other outputs' progress wakes nobody).
+    var decoderNeedsRoom = false
+    /// How many free chunks let a held decoder go on: an eighth of the buffer (6 s of CD audio
+    /// with the default 8 MiB), so a full buffer stays nearly full and the decoder wakes a few
+    /// times a minute instead of 43 times a second.
+    let refillChunks: Int
     var format: PCMFormat?
     var paused = false
     var borderPause = false
@@ -94,6 +104,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         self.log = log
         enabled = outputs.map(\.enabledAtStart)
         buffer = PCMBuffer(totalBytes: bufferBytes)
+        refillChunks = max(1, buffer.capacity / 8)
         self.openSource = openSource
         reference = outputs.indices.first { outputs[$0].enabledAtStart }
         startThread(name: "tonearm.decoder") { [self] in decoderLoop() }

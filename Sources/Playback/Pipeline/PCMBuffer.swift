@@ -103,6 +103,9 @@ final class PCMBuffer {
     /// How many chunks are buffered ahead of the slowest consumer.
     var filled: Int { written - slowestReader() }
 
+    /// How many chunks the producer could fill now.
+    var freeChunks: Int { capacity - filled }
+
     /// Drops everything buffered: every consumer jumps to the write position.
     func dropAll() {
         for id in 0..<maximumReaders where active[id] { readers[id] = written }
