@@ -107,6 +107,22 @@ def test_restart_restores_queue_position_and_modes(player_server):
         assert brief(c.command("playlistinfo")) == entries((A1, 1, 7), (A2, 2), (A3, 3), (LONG, 4))
 
 
+def seek_after_restore(server, c, seconds: float):
+    """`seekcur` in the song a restart resumed, then waits until play passes it. MPD 0.23 on a
+    loaded machine sometimes answers a seek this early with `error: Not seekable` and stalls
+    (its decoder has not reported the song seekable yet); for MPD only, that seek is retried
+    after `clearerror`. Tonearm must get it right the first time."""
+    attempts = 5 if server.kind == "mpd" else 1
+    for attempt in range(attempts):
+        c.command(f"seekcur {seconds}")
+        try:
+            return wait_elapsed(c, seconds + 0.2)
+        except AssertionError:
+            if attempt == attempts - 1 or "error" not in status(c):
+                raise
+            c.command("clearerror")
+
+
 def test_restore_paused(player_server):
     """A playing song plays on after a restart, from where it was; with restore_paused it waits
     there, paused."""
@@ -120,8 +136,7 @@ def test_restore_paused(player_server):
     with player_server.connect() as c:
         now = wait_elapsed(c, 30.2)
         assert (now["state"], now["songid"], now["nextsongid"]) == ("play", "1", "2")
-        c.command("seekcur 60")
-        wait_elapsed(c, 60.2)
+        seek_after_restore(player_server, c, 60)
     restart(player_server, extra_config='restore_paused "yes"\n')
     saved = saved_time(player_server)
     with player_server.connect() as c:

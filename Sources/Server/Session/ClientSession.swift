@@ -32,7 +32,8 @@ struct ClientSession {
         logger.debug("client connected")
         do {
             try await connection.channel.executeThenClose { inbound, outbound in
-                try await outbound.write(ByteBuffer(string: Self.greeting))
+                // The session joins the idle bus before the client can read the greeting: an
+                // event another client raises right after this client connected is not lost.
                 var loop = SessionLoop(
                     server: server,
                     control: connection.control,
@@ -41,6 +42,7 @@ struct ClientSession {
                     output: ResponseStream { try await outbound.write($0) }
                 )
                 defer { loop.finish() }
+                try await outbound.write(ByteBuffer(string: Self.greeting))
                 for try await input in inbound {
                     let keepOpen = try await loop.handle(input) { try await outbound.write($0) }
                     if !keepOpen { return }
