@@ -34,6 +34,16 @@ def but(*excluded):
     ("search artist BJÖRK", BJORK),
     ("search artist jör", BJORK),
     ("search any pop", BJORK),
+    # Substrings of three characters or more: indexed tags through the trigram index, the
+    # unindexed ones (dates, numbers) through their rows; a value holding both counts once.
+    ("search any 993", BJORK),
+    ("search any \"sigur r\"", ["Sigur Rós/Ágætis byrjun/01 Svefn-g-englar.ogg",
+                                 "Sigur Rós/Ágætis byrjun/02 Starálfur.opus"]),
+    ("search any björk", BJORK),
+    ("search \"(!(any contains 'BJÖRK'))\"", but(*BJORK)),
+    ("search \"(!(title contains 'song'))\"", but("Compilations/A/Greatest Hits/01 Song A.flac",
+                                                   "Compilations/B/Greatest Hits/01 Song B.flac",
+                                                   "Compilations/B/Greatest Hits/02 Song C.flac")),
     ("find any Pop", BJORK),
     ("find file intro.flac", ["intro.flac"]),
     ("find base Various/Sorting", SORTING),

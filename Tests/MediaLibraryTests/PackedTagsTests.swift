@@ -40,11 +40,25 @@ struct SongTagListTests {
     }
 
     @Test func migrationPacksTheTagsOfAnExistingDatabase() throws {
-        let library = try TestLibrary(mixedSongs)
-        defer { library.remove() }
-        try library.store.pool.write { db in try db.execute(sql: "DELETE FROM songTagList") }
-        try library.store.pool.write { db in try Schema.fillSongTagList(db) }
-        let fetched = try library.read { try LibraryStore.fetchSongs($0, where: .alwaysTrue, orderBy: "s.id") }
+        let directory = NSTemporaryDirectory() + "tonearm-v1-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // A database as version 1 wrote it: one songTag row per value, ids in stored order.
+        let old = try DatabaseQueue(path: directory + "/db.sqlite")
+        try Schema.migrator.migrate(old, upTo: "v1")
+        try old.write { db in
+            for (number, song) in mixedSongs.enumerated() {
+                try db.execute(sql: "INSERT INTO song (id, uri, directory, mtime, size, added, duration) VALUES (?, ?, 1, 1, 1, 1, ?)",
+                               arguments: [number + 1, song.name, song.duration])
+                for tag in song.tags {
+                    try db.execute(sql: "INSERT INTO songTag (song, tag, value, folded) VALUES (?, ?, ?, ?)",
+                                   arguments: [number + 1, tag.type.rawValue, tag.value, TextFolding.fold(tag.value)])
+                }
+            }
+        }
+        try old.close()
+        let store = try LibraryStore(path: directory + "/db.sqlite")
+        let fetched = try store.pool.read { try LibraryStore.fetchSongs($0, where: .alwaysTrue, orderBy: "s.id") }
         #expect(fetched.map(\.tags) == mixedSongs.map(\.tags))
         #expect(fetched.map(\.duration) == mixedSongs.map(\.duration))
     }

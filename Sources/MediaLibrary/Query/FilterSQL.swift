@@ -37,8 +37,20 @@ enum FilterSQL {
         switch expression {
         case .tag(let tag, let predicate):
             return negate(tagCondition(tag, predicate), if: predicate.negated)
+        case .anyTag(let predicate) where usesTrigramIndex(predicate, tag: nil):
+            // The indexed tags through the trigram index's row ids, the few others (numbers,
+            // dates, identifiers) through their rows.
+            let rest = stringMatch(predicate, raw: "t.value", folded: "t.folded")
+            return negate(
+                SQLFragment(
+                    "(s.id IN (SELECT \(TagRowID.songSQL("rowid")) FROM songTagText WHERE songTagText MATCH ?) "
+                        + "OR s.id IN (SELECT t.song FROM songTag t WHERE t.tag IN (\(Schema.unindexedTagList)) AND \(rest.sql)))",
+                    values: [trigramPhrase(predicate).databaseValue] + rest.arguments
+                ),
+                if: predicate.negated
+            )
         case .anyTag(let predicate):
-            let match = valueMatch(predicate, column: "t", tag: nil)
+            let match = stringMatch(predicate, raw: "t.value", folded: "t.folded")
             return negate(
                 SQLFragment("s.id IN (SELECT t.song FROM songTag t WHERE \(match.sql))", values: match.arguments),
                 if: predicate.negated
@@ -110,14 +122,26 @@ enum FilterSQL {
     private static let hasTag = "EXISTS (SELECT 1 FROM songTag x WHERE x.song = s.id AND x.tag = ?)"
 
     private static func tagMatch(_ tag: TagType, _ predicate: StringPredicate) -> SQLFragment {
-        let match = valueMatch(predicate, column: "t", tag: tag)
-        // With the trigram index, its few hits must drive the subquery: `+` keeps SQLite from
-        // walking every value of the tag through `songTag_folded` and probing the hits for each.
-        let tagColumn = usesTrigramIndex(predicate, tag: tag) ? "+t.tag" : "t.tag"
+        if usesTrigramIndex(predicate, tag: tag) {
+            // The hits' row ids name their songs and tag types (TagRowID): no `songTag` row
+            // is read, and the case-sensitive index over folded text is the whole test.
+            return SQLFragment(
+                "s.id IN (SELECT \(TagRowID.songSQL("rowid")) FROM songTagText WHERE songTagText MATCH ? "
+                    + "AND \(TagRowID.tagSQL("rowid")) = ?)",
+                values: [trigramPhrase(predicate).databaseValue, Int64(tag.rawValue).databaseValue]
+            )
+        }
+        let match = stringMatch(predicate, raw: "t.value", folded: "t.folded")
         return SQLFragment(
-            "s.id IN (SELECT t.song FROM songTag t WHERE \(tagColumn) = ? AND \(match.sql))",
+            "s.id IN (SELECT t.song FROM songTag t WHERE t.tag = ? AND \(match.sql))",
             values: [Int64(tag.rawValue).databaseValue] + match.arguments
         )
+    }
+
+    /// The trigram index's query for the predicate's folded operand: one quoted phrase, which
+    /// matches exactly the values containing it.
+    private static func trigramPhrase(_ predicate: StringPredicate) -> String {
+        "\"" + TextFolding.fold(predicate.value).replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// Whether a match of `predicate` on `tag` (or on any tag, when `nil`) is looked up in the
@@ -127,29 +151,6 @@ enum FilterSQL {
               TextFolding.fold(predicate.value).unicodeScalars.count >= 3
         else { return false }
         return tag.map(Schema.fullTextTags.contains) ?? true
-    }
-
-    /// A condition on one `songTag` row aliased `alias`, ignoring the predicate's negation.
-    private static func valueMatch(
-        _ predicate: StringPredicate,
-        column alias: String,
-        tag: TagType?
-    ) -> SQLFragment {
-        let plain = stringMatch(predicate, raw: "\(alias).value", folded: "\(alias).folded")
-        // A folded substring of three characters or more can be found through the trigram
-        // index, which holds the tags of Schema.fullTextTags.
-        guard usesTrigramIndex(predicate, tag: tag) else { return plain }
-        let needle = TextFolding.fold(predicate.value)
-        let phrase = "\"" + needle.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        let indexed = "\(alias).id IN (SELECT rowid FROM songTagText WHERE songTagText MATCH ?)"
-        if tag != nil {
-            return SQLFragment("\(indexed) AND \(plain.sql)", values: [phrase.databaseValue] + plain.arguments)
-        }
-        let unindexed = Schema.fullTextTags.map { String($0.rawValue) }.joined(separator: ",")
-        return SQLFragment(
-            "(\(indexed) OR \(alias).tag NOT IN (\(unindexed))) AND \(plain.sql)",
-            values: [phrase.databaseValue] + plain.arguments
-        )
     }
 
     /// A comparison of a string column with the predicate's operand, ignoring negation.

@@ -37,9 +37,14 @@ enum SongWriter {
                                            metadata.audioFormat, metadata.hasEmbeddedPicture])
             songID = db.lastInsertedRowID
         }
-        let insertTag = try db.cachedStatement(sql: "INSERT INTO songTag (song, tag, value, folded) VALUES (?, ?, ?, ?)")
+        let insertTag = try db.cachedStatement(sql: "INSERT INTO songTag (id, song, tag, value, folded) VALUES (?, ?, ?, ?, ?)")
+        var valuesOfType = [Int](repeating: 0, count: TagType.allCases.count)
         for tag in metadata.tags {
-            try insertTag.execute(arguments: [songID, tag.type.rawValue, tag.value, TextFolding.fold(tag.value)])
+            let index = valuesOfType[tag.type.rawValue]
+            valuesOfType[tag.type.rawValue] += 1
+            guard index < TagRowID.maximumValues else { continue }
+            let id = TagRowID.make(song: songID, tag: tag.type.rawValue, index: index)
+            try insertTag.execute(arguments: [id, songID, tag.type.rawValue, tag.value, TextFolding.fold(tag.value)])
         }
         let insertList = try db.cachedStatement(sql: "INSERT OR REPLACE INTO songTagList (song, duration, tags) VALUES (?, ?, ?)")
         try insertList.execute(arguments: [songID, metadata.duration, PackedTags.encode(metadata.tags)])

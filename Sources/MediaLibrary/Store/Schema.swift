@@ -71,15 +71,7 @@ enum Schema {
                     folded, content='songTag', content_rowid='id', tokenize='trigram'
                 );
                 """)
-            let indexed = fullTextTags.map { String($0.rawValue) }.joined(separator: ",")
-            try db.execute(sql: """
-                CREATE TRIGGER songTag_ai AFTER INSERT ON songTag WHEN new.tag IN (\(indexed)) BEGIN
-                    INSERT INTO songTagText(rowid, folded) VALUES (new.id, new.folded);
-                END;
-                CREATE TRIGGER songTag_ad AFTER DELETE ON songTag WHEN old.tag IN (\(indexed)) BEGIN
-                    INSERT INTO songTagText(songTagText, rowid, folded) VALUES ('delete', old.id, old.folded);
-                END;
-                """)
+            try createTrigramTriggers(db)
             try db.execute(sql: "INSERT INTO directory (id, path, parent, mtime) VALUES (1, '', NULL, 0)")
         }
         migrator.registerMigration("v2") { db in
@@ -95,7 +87,63 @@ enum Schema {
                 """)
             try fillSongTagList(db)
         }
+        migrator.registerMigration("v3") { db in
+            // `songTag` ids become TagRowIDs, so a trigram hit names its song and tag type
+            // without a seek into `songTag`. The trigram index is rebuilt on them, and made
+            // case-sensitive: its text is folded already, so its matches are exactly `instr`'s
+            // on the folded value and need no second check.
+            try db.execute(sql: """
+                DROP TRIGGER songTag_ai;
+                DROP TRIGGER songTag_ad;
+                DROP TABLE songTagText;
+                CREATE TABLE songTagNumbered (
+                    id INTEGER PRIMARY KEY,
+                    song INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
+                    tag INTEGER NOT NULL,
+                    value TEXT NOT NULL,
+                    folded TEXT NOT NULL
+                );
+                INSERT INTO songTagNumbered (id, song, tag, value, folded)
+                    SELECT (song << \(TagRowID.tagBits + TagRowID.valueBits)) | (tag << \(TagRowID.valueBits)) | n,
+                           song, tag, value, folded
+                    FROM (SELECT song, tag, value, folded,
+                                 ROW_NUMBER() OVER (PARTITION BY song, tag ORDER BY id) - 1 AS n
+                          FROM songTag)
+                    WHERE n < \(TagRowID.maximumValues);
+                DROP TABLE songTag;
+                ALTER TABLE songTagNumbered RENAME TO songTag;
+                CREATE INDEX songTag_song ON songTag(song, tag);
+                CREATE INDEX songTag_value ON songTag(tag, value);
+                CREATE INDEX songTag_folded ON songTag(tag, folded);
+                CREATE VIRTUAL TABLE songTagText USING fts5(
+                    folded, content='songTag', content_rowid='id', tokenize='trigram case_sensitive 1'
+                );
+                INSERT INTO songTagText(rowid, folded)
+                    SELECT id, folded FROM songTag WHERE tag IN (\(indexedTagList));
+                """)
+            try createTrigramTriggers(db)
+        }
         return migrator
+    }
+
+    /// The raw values of ``fullTextTags``, for SQL's `IN (…)`.
+    static var indexedTagList: String { fullTextTags.map { String($0.rawValue) }.joined(separator: ",") }
+
+    /// The raw values of the tags left out of the trigram index, for SQL's `IN (…)`.
+    static var unindexedTagList: String {
+        TagType.allCases.filter { !fullTextTags.contains($0) }.map { String($0.rawValue) }.joined(separator: ",")
+    }
+
+    /// Keeps the trigram index in step with `songTag`, for the tags of ``fullTextTags``.
+    private static func createTrigramTriggers(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TRIGGER songTag_ai AFTER INSERT ON songTag WHEN new.tag IN (\(indexedTagList)) BEGIN
+                INSERT INTO songTagText(rowid, folded) VALUES (new.id, new.folded);
+            END;
+            CREATE TRIGGER songTag_ad AFTER DELETE ON songTag WHEN old.tag IN (\(indexedTagList)) BEGIN
+                INSERT INTO songTagText(songTagText, rowid, folded) VALUES ('delete', old.id, old.folded);
+            END;
+            """)
     }
 
     /// Packs the `songTag` rows of every song into `songTagList`, for a database made before it.
