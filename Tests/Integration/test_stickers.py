@@ -303,3 +303,11 @@ def test_tag_filter_and_playlist_types(sticker_server):
                      "sticker delete playlist Mine"]:
             assert c.command(line) == ["OK"], line
         assert c.command("sticker delete playlist Mine") == ['ACK [50@0] {sticker} no stickers found: "Mine"']
+        # rm deletes the playlist's stickers with it (MPD 0.24); a new playlist of the same name
+        # starts without them
+        assert c.command("sticker set playlist Mine like 4") == ["OK"]
+        assert c.command("rm Mine") == ["OK"]
+        (sticker_server.workdir / "playlists" / "Mine.m3u").write_text("intro.flac\n")
+        assert c.command("sticker list playlist Mine") == ["OK"]
+        assert "name: like" not in c.command("stickernamestypes playlist")
+        (sticker_server.workdir / "playlists" / "Mine.m3u").unlink()

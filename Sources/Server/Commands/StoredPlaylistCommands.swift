@@ -40,7 +40,10 @@ enum StoredPlaylistCommands {
             return .ok
         },
         CommandDefinition("rm", permission: .control, arguments: .exactly(1)) { invocation in
-            try invocation.server.storedPlaylists.delete(try name(invocation, 0))
+            let playlist = try name(invocation, 0)
+            try invocation.server.storedPlaylists.delete(playlist)
+            // MPD 0.24 deletes the playlist's stickers with it (rename leaves them, as MPD does).
+            _ = try await invocation.server.stickers?.delete(type: "playlist", uri: playlist, name: nil)
             return .ok
         },
         CommandDefinition("save", permission: .control, arguments: .between(1, 2), handler: save),
