@@ -20,26 +20,36 @@ public struct ResponseBuffer: Sendable {
     /// A line break inside `value` would forge a protocol line, so each one becomes a space, as
     /// MPD's tag sanitiser does for values from files.
     public mutating func append(_ key: String, _ value: String) {
-        var key = key
         var value = value
+        value.withUTF8 { append(key, bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Appends `key: value\n` with the value given as UTF-8 bytes; line breaks become spaces
+    /// as in the `String` version.
+    public mutating func append(_ key: String, bytes value: UnsafeRawBufferPointer) {
+        var key = key
         // One write per line: song blocks print tens of thousands of lines, and each separate
         // write checks capacity and uniqueness again.
         _ = key.withUTF8 { key in
-            value.withUTF8 { value in
-                bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: key.count + value.count + 3) { line in
-                    line.copyMemory(from: UnsafeRawBufferPointer(key))
-                    line[key.count] = UInt8(ascii: ":")
-                    line[key.count + 1] = UInt8(ascii: " ")
-                    let text = UnsafeMutableRawBufferPointer(rebasing: line[(key.count + 2)...])
-                    text.copyMemory(from: UnsafeRawBufferPointer(value))
-                    for index in value.indices where value[index] == 0x0A || value[index] == 0x0D {
-                        text[index] = 0x20
-                    }
-                    line[key.count + 2 + value.count] = UInt8(ascii: "\n")
-                    return key.count + value.count + 3
+            bytes.writeWithUnsafeMutableBytes(minimumWritableBytes: key.count + value.count + 3) { line in
+                line.copyMemory(from: UnsafeRawBufferPointer(key))
+                line[key.count] = UInt8(ascii: ":")
+                line[key.count + 1] = UInt8(ascii: " ")
+                let text = UnsafeMutableRawBufferPointer(rebasing: line[(key.count + 2)...])
+                if !value.isEmpty { text.copyMemory(from: value) }
+                for index in value.indices where value[index] == 0x0A || value[index] == 0x0D {
+                    text[index] = 0x20
                 }
+                line[key.count + 2 + value.count] = UInt8(ascii: "\n")
+                return key.count + value.count + 3
             }
         }
+    }
+
+    /// Appends what another buffer holds.
+    public mutating func append(contentsOf other: ResponseBuffer) {
+        var other = other.bytes
+        bytes.writeBuffer(&other)
     }
 
     /// Appends `key: value\n` for an integer value.

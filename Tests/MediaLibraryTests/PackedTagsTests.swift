@@ -39,6 +39,27 @@ struct SongTagListTests {
         #expect(fetched.map(\.duration) == [30, nil, 60])
     }
 
+    @Test func songRecordsComeInTheOrderAskedAndAgreeWithSongs() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        let songs = try library.read { try LibraryStore.fetchSongs($0, where: .alwaysTrue, orderBy: "s.id") }
+        let ids: [Int64] = [6, 999, 1, 4, 3]  // 999 names no song and is skipped
+        var seen: [Song] = []
+        try library.read { db in
+            try LibraryStore.forEachSong(db, ids: ids) { row in
+                let record = LibraryStore.record(row)
+                var tags: [TagValue] = []
+                record.forEachTag { type, value in tags.append(TagValue(type, String(decoding: value, as: UTF8.self))) }
+                seen.append(Song(
+                    uri: String(decoding: record.uri, as: UTF8.self), lastModified: record.lastModified,
+                    added: record.added, audioFormat: record.audioFormat.map { String(decoding: $0, as: UTF8.self) },
+                    duration: record.duration, tags: tags
+                ))
+            }
+        }
+        #expect(seen == [songs[5], songs[0], songs[3], songs[2]])
+    }
+
     @Test func migrationPacksTheTagsOfAnExistingDatabase() throws {
         let directory = NSTemporaryDirectory() + "tonearm-v1-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }

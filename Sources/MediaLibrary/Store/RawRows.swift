@@ -25,11 +25,15 @@ struct RawRow {
         return String(decoding: UnsafeBufferPointer(start: base, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
 
+    /// Whether a column is `NULL`.
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
     /// A text column that is never `NULL`.
     func string(_ column: Int32) -> String { text(column) ?? "" }
 
     /// The bytes of a blob column, without copying: valid until the statement steps again.
     /// Empty for `NULL`.
+    /// Text columns give their UTF-8 bytes.
     func blob(_ column: Int32) -> UnsafeRawBufferPointer {
         guard let base = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return UnsafeRawBufferPointer(start: base, count: Int(sqlite3_column_bytes(handle, column)))

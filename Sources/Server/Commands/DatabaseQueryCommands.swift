@@ -35,9 +35,10 @@ enum DatabaseQueryCommands {
         while start < ids.count {
             let page = Array(ids[start..<min(start + pageSize, ids.count)])
             start += page.count
-            for song in try await library.songs(ids: page) {
-                SongPrinter.write(song, tags: tags, to: &invocation.response)
+            let blocks = try await library.writeSongs(ids: page) { record, buffer in
+                SongPrinter.write(record, tags: tags, to: &buffer)
             }
+            invocation.response.append(contentsOf: blocks)
             try await invocation.flushIfLarge()
         }
         return .ok

@@ -22,11 +22,38 @@ enum SongPrinter {
         for tag in song.tags where tags.contains(tag.type) {
             response.append(tag.type.name, tag.value)
         }
-        if let duration = song.duration {
-            // MPD rounds the milliseconds to whole seconds for the legacy `Time`.
-            let milliseconds = Int64((duration * 1000).rounded(.down))
-            response.append("Time", (milliseconds + 500) / 1000)
-            response.append("duration", threeDecimals(duration))
+        if let duration = song.duration { appendDuration(duration, to: &response) }
+    }
+
+    /// A song block from the database's record, as ``write(_:tags:range:to:)`` prints a song,
+    /// without building the song: the values go from SQLite's row into the response.
+    static func write(_ record: SongRecord, tags: TagMask, to response: inout ResponseBuffer) {
+        response.append("file", bytes: record.uri)
+        appendTimestamp("Last-Modified", record.lastModified, to: &response)
+        appendTimestamp("Added", record.added, to: &response)
+        if let format = record.audioFormat { response.append("Format", bytes: format) }
+        record.forEachTag { type, value in
+            if tags.contains(type) { response.append(type.name, bytes: value) }
+        }
+        if let duration = record.duration { appendDuration(duration, to: &response) }
+    }
+
+    /// `Time` and `duration` lines.
+    private static func appendDuration(_ duration: Double, to response: inout ResponseBuffer) {
+        // MPD rounds the milliseconds to whole seconds for the legacy `Time`.
+        let milliseconds = Int64((duration * 1000).rounded(.down))
+        response.append("Time", (milliseconds + 500) / 1000)
+        response.append("duration", threeDecimals(duration))
+    }
+
+    /// `key: TIME` with the time formatted in place.
+    private static func appendTimestamp(_ key: String, _ seconds: Int64, to response: inout ResponseBuffer) {
+        withUnsafeTemporaryAllocation(byteCount: 20, alignment: 1) { text in
+            if let count = formatTimestamp(seconds, into: text) {
+                response.append(key, bytes: UnsafeRawBufferPointer(rebasing: text[..<count]))
+            } else {
+                response.append(key, slowTimestamp(seconds))
+            }
         }
     }
 
@@ -48,6 +75,15 @@ enum SongPrinter {
     /// `civil_from_days`) and the digits written into one small buffer, which costs a fraction
     /// of `gmtime_r` and string interpolation. Years outside 1000…9999 take that slower path.
     static func timestamp(_ seconds: Int64) -> String {
+        withUnsafeTemporaryAllocation(byteCount: 20, alignment: 1) { text in
+            guard let count = formatTimestamp(seconds, into: text) else { return slowTimestamp(seconds) }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: text[..<count]), as: UTF8.self)
+        }
+    }
+
+    /// Writes ``timestamp(_:)``'s text into `text` (20 bytes) and returns its length, or `nil`
+    /// for years outside 1000…9999, which take the slower path.
+    private static func formatTimestamp(_ seconds: Int64, into text: UnsafeMutableRawBufferPointer) -> Int? {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let time = seconds - days * 86_400
         let shifted = days + 719_468
@@ -59,23 +95,27 @@ enum SongPrinter {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        guard (1000...9999).contains(year) else { return slowTimestamp(seconds) }
-        let fields = [year / 100, year % 100, month, day, time / 3600, time / 60 % 60, time % 60]
-        // Before each field: nothing within the year, then "-", "-", "T", ":", ":".
-        let separators: [UInt8] = [0, 0, 0x2D, 0x2D, 0x54, 0x3A, 0x3A]
-        var text = [UInt8](repeating: 0, count: 20)
+        guard (1000...9999).contains(year) else { return nil }
         var offset = 0
-        for (index, field) in fields.enumerated() {
-            if index > 1 {
-                text[offset] = separators[index]
+        // Each field as two digits, after its separator (none within the year).
+        func put(_ field: Int64, after separator: UInt8?) {
+            if let separator {
+                text[offset] = separator
                 offset += 1
             }
             text[offset] = UInt8(truncatingIfNeeded: 0x30 + field / 10)
             text[offset + 1] = UInt8(truncatingIfNeeded: 0x30 + field % 10)
             offset += 2
         }
+        put(year / 100, after: nil)
+        put(year % 100, after: nil)
+        put(month, after: UInt8(ascii: "-"))
+        put(day, after: UInt8(ascii: "-"))
+        put(time / 3600, after: UInt8(ascii: "T"))
+        put(time / 60 % 60, after: UInt8(ascii: ":"))
+        put(time % 60, after: UInt8(ascii: ":"))
         text[offset] = UInt8(ascii: "Z")
-        return String(decoding: text, as: UTF8.self)
+        return offset + 1
     }
 
     /// ``timestamp(_:)`` through `gmtime_r`, for any year.

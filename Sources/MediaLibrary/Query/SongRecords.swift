@@ -1,0 +1,74 @@
+public import MPDProtocol
+import GRDB
+import GRDBSQLite
+
+/// A song's stored fields as SQLite holds them, for printing without building a ``Song``.
+///
+/// The byte views point into SQLite's row and are valid only inside the closure that receives
+/// the record: printing thousands of songs (`find`, `search`) then costs no string or array per
+/// song and field.
+public struct SongRecord {
+    /// The URI's UTF-8 bytes.
+    public let uri: UnsafeRawBufferPointer
+    /// When the file was last modified, Unix time.
+    public let lastModified: Int64
+    /// When the song entered the database, Unix time.
+    public let added: Int64
+    /// The audio format's bytes (`44100:16:2`); `nil` when unknown.
+    public let audioFormat: UnsafeRawBufferPointer?
+    /// The duration in seconds, when known.
+    public let duration: Double?
+    /// The packed tags (PackedTags), in stored order.
+    let packedTags: UnsafeRawBufferPointer
+
+    /// Calls `body` with each tag value's type and UTF-8 bytes, in stored order.
+    public func forEachTag(_ body: (TagType, UnsafeRawBufferPointer) -> Void) {
+        PackedTags.forEach(in: packedTags) { number, value in
+            if let type = TagType(rawValue: number) { body(type, value) }
+        }
+    }
+}
+
+extension MediaLibrary {
+    /// Runs `body` on the records of the songs with these ids, in the order given (ids with no
+    /// song are skipped), inside one read, and returns what `body` wrote into a new buffer.
+    public func writeSongs(
+        ids: [Int64],
+        _ body: @escaping @Sendable (SongRecord, inout ResponseBuffer) -> Void
+    ) async throws -> ResponseBuffer {
+        try await store.pool.read { db in
+            var buffer = ResponseBuffer()
+            try LibraryStore.forEachSong(db, ids: ids) { row in body(LibraryStore.record(row), &buffer) }
+            return buffer
+        }
+    }
+}
+
+extension LibraryStore {
+    /// The record in a row of ``songColumns``.
+    static func record(_ row: RawRow) -> SongRecord {
+        SongRecord(
+            uri: row.blob(0), lastModified: row.int64(1), added: row.int64(2),
+            audioFormat: row.isNull(3) ? nil : row.blob(3), duration: row.double(4), packedTags: row.blob(5)
+        )
+    }
+
+    /// Calls `body` with the row of ``songColumns`` of each song in `ids`, in that order: one
+    /// seek each through a cached statement, which keeps the order without collecting rows.
+    static func forEachSong(_ db: Database, ids: [Int64], _ body: (RawRow) throws -> Void) throws {
+        let sql = "SELECT \(songColumns) FROM \(songsWithTags) WHERE s.id = ?"
+        let statement = try db.cachedStatement(sql: sql)
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        for id in ids {
+            sqlite3_reset(handle)
+            sqlite3_bind_int64(handle, 1, id)
+            let code = sqlite3_step(handle)
+            if code == SQLITE_ROW {
+                try body(RawRow(handle: handle))
+            } else if code != SQLITE_DONE {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: sql)
+            }
+        }
+    }
+}
