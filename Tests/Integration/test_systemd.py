@@ -1,0 +1,232 @@
+"""Running under systemd: socket activation (sd_listen_fds) and readiness (sd_notify).
+
+The sockets are handed over as systemd hands them (support/activation.py: fork, move them to fd
+3…, `LISTEN_FDS`, `LISTEN_PID` = the child's pid, exec). MPD's behaviour is the reference:
+passed sockets replace every `bind_to_address`, a `LISTEN_PID` that is not the server's is
+ignored, and a passed descriptor that is not a socket stops the server with status 1 (Debian's
+mpd 0.23: `Failed to get socket address: Socket operation on non-socket`).
+"""
+import os
+import socket
+import uuid
+
+import pytest
+
+from support import audio
+from support.activation import ActivatedProcess
+from support.library import wait_for_scan
+from support.servers import Connection, free_port
+
+BINARY = os.environ.get("TONEARM_BIN")
+
+
+def config(workdir, extra="") -> str:
+    """A private configuration that binds 127.0.0.1 on a port no test uses, so that binding it
+    shows up as a listening socket the activated server must not open."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "music").mkdir(exist_ok=True)
+    path = workdir / "tonearm.conf"
+    path.write_text(
+        f'music_directory "{workdir}/music"\n'
+        f'db_file "{workdir}/database.sqlite"\n'
+        f'state_file "{workdir}/state"\n'
+        'bind_to_address "127.0.0.1"\n'
+        f'port "{free_port()}"\n'
+        'zeroconf_enabled "no"\n'
+        + (extra or audio.null_output()))
+    return str(path)
+
+
+def configured_port(path) -> int:
+    for line in open(path):
+        if line.startswith("port "):
+            return int(line.split('"')[1])
+    raise AssertionError("no port in the configuration")
+
+
+def refused(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    except ConnectionRefusedError:
+        return True
+    return False
+
+
+@pytest.fixture
+def launch(tmp_path):
+    """Starts activated servers; stops them after the test."""
+    started = []
+
+    def start(descriptors, extra_config="", **options):
+        workdir = tmp_path / f"activated{len(started)}"
+        path = config(workdir, extra_config)
+        process = ActivatedProcess(BINARY, ["--config", path], descriptors, cwd=workdir, **options)
+        process.config_path = path
+        process.workdir = workdir
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        process.stop()
+
+
+def tcp_listener() -> socket.socket:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    return listener
+
+
+def test_a_passed_tcp_socket_is_served_and_nothing_else_is_bound(launch):
+    listener = tcp_listener()
+    port = listener.getsockname()[1]
+    server = launch([listener.fileno()], names=["tonearm.socket"])
+    listener.close()  # the server holds its own copy now, as after systemd's fork
+    assert server.wait_for_log(f"Listening on 127.0.0.1:{port} (socket activation, fd 3 (tonearm.socket))"), \
+        server.log_text()
+    with Connection.connect("127.0.0.1", port) as c:
+        assert c.greeting.startswith("OK MPD ")
+        assert c.command("ping") == ["OK"]
+        # A TCP client is not local, whatever socket it came through.
+        assert c.command("config") == ["ACK [4@0] {config} Command only permitted to local clients"]
+    assert refused(configured_port(server.config_path))
+    assert server.stop() == 0
+
+
+def test_a_passed_unix_socket_is_local_and_stays_for_systemd(launch, tmp_path):
+    path = tmp_path / "activated.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen()
+    server = launch([listener.fileno()])
+    listener.close()
+    assert server.wait_for_log(f"Listening on {path} (socket activation, fd 3)"), server.log_text()
+    with Connection.connect_unix(path) as c:
+        assert c.command("ping") == ["OK"]
+        assert c.command("config")[-1] == "OK"
+    assert refused(configured_port(server.config_path))
+    assert server.stop() == 0
+    # The socket file is the socket unit's: the server leaves it for the next activation.
+    assert path.is_socket()
+
+
+def test_two_passed_sockets_are_both_served(launch, tmp_path):
+    tcp = tcp_listener()
+    path = tmp_path / "second.sock"
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    unix.bind(str(path))
+    unix.listen()
+    server = launch([tcp.fileno(), unix.fileno()], names=["tcp", "unix"])
+    port = tcp.getsockname()[1]
+    tcp.close()
+    unix.close()
+    assert server.wait_for_log("(socket activation, fd 4 (unix))"), server.log_text()
+    with Connection.connect("127.0.0.1", port) as c, Connection.connect_unix(path) as local:
+        assert c.command("ping") == ["OK"] and local.command("ping") == ["OK"]
+
+
+def test_sockets_for_another_process_are_ignored(launch):
+    listener = tcp_listener()
+    server = launch([listener.fileno()], listen_pid=1)
+    port = configured_port(server.config_path)
+    assert server.wait_for_log(f"Listening on 127.0.0.1:{port}"), server.log_text()
+    assert "socket activation" not in server.log_text()
+    with Connection.connect("127.0.0.1", port) as c:
+        assert c.command("ping") == ["OK"]
+
+
+def test_a_passed_file_that_is_not_a_socket_is_refused(launch, tmp_path):
+    regular = open(tmp_path / "not-a-socket", "w")
+    server = launch([regular.fileno()])
+    assert server.wait() == 1
+    assert "socket activation passed fd 3, which is not a socket" in server.log_text()
+    assert refused(configured_port(server.config_path))
+
+
+def test_a_passed_socket_that_is_not_listening_is_refused(launch):
+    # MPD spins on `accept() failed: Invalid argument` here; refusing to start says why.
+    unlistened = socket.socket()
+    unlistened.bind(("127.0.0.1", 0))
+    server = launch([unlistened.fileno()])
+    assert server.wait() == 1
+    assert "socket activation passed fd 3, which is not listening" in server.log_text()
+
+
+def test_the_variables_do_not_reach_pipe_outputs(launch, tmp_path):
+    """A pipe output's command runs with the server's environment: without LISTEN_* and
+    NOTIFY_SOCKET, so that it cannot take the server's sockets or speak for it."""
+    seen = tmp_path / "environment"
+    output = ('audio_output {\n type "pipe"\n name "env"\n'
+              f' command "env > {seen}.part; mv {seen}.part {seen}; cat > /dev/null"\n}}\n')
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify"))
+    listener = tcp_listener()
+    port = listener.getsockname()[1]
+    server = launch([listener.fileno()], output, env={"NOTIFY_SOCKET": str(tmp_path / "notify")})
+    listener.close()
+    audio.chirp(server.workdir / "music" / "song.wav", seconds=1)
+    assert server.wait_for_log("Listening on"), server.log_text()
+    with Connection.connect("127.0.0.1", port) as c:
+        assert c.command("update")[-1] == "OK"
+        wait_for_scan(c)
+        assert c.command("add song.wav") == ["OK"]
+        assert c.command("play") == ["OK"]
+        audio.read_settled(seen)
+    variables = dict(line.split("=", 1) for line in seen.read_text().splitlines() if "=" in line)
+    assert not {"LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "NOTIFY_SOCKET"} & variables.keys()
+    assert "PATH" in variables  # the rest of the environment is passed on
+
+
+# sd_notify
+
+def notify_socket(tmp_path, abstract: bool):
+    """A datagram socket to receive the notifications, and the NOTIFY_SOCKET value naming it."""
+    receiver = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    if abstract:
+        name = f"tonearm-test-{uuid.uuid4().hex}"
+        receiver.bind("\0" + name)
+        address = "@" + name
+    else:
+        address = str(tmp_path / "notify")
+        receiver.bind(address)
+    receiver.settimeout(60)
+    return receiver, address
+
+
+@pytest.mark.parametrize("abstract", [False, True], ids=["path", "abstract"])
+def test_ready_once_serving_with_the_state_restored_and_stopping_on_sigterm(
+        make_tonearm, monkeypatch, tmp_path, abstract):
+    receiver, address = notify_socket(tmp_path, abstract)
+    monkeypatch.setenv("NOTIFY_SOCKET", address)
+    workdir = tmp_path / "tonearm0"  # make_tonearm's first server
+    workdir.mkdir()
+    (workdir / "state").write_text("sw_volume: 100\nstate: stop\nrandom: 1\nrepeat: 1\n")
+    server = make_tonearm()
+    assert receiver.recv(4096) == b"READY=1"
+    # READY came after listening, so a client is served at once, and sees the restored state.
+    with server.connect() as c:
+        status = c.command("status")
+        assert "random: 1" in status and "repeat: 1" in status
+    server.process.send_signal(15)
+    assert receiver.recv(4096) == b"STOPPING=1"
+    assert server.wait_exit() == 0
+
+
+def test_kill_sends_stopping(make_tonearm, monkeypatch, tmp_path):
+    receiver, address = notify_socket(tmp_path, abstract=False)
+    monkeypatch.setenv("NOTIFY_SOCKET", address)
+    server = make_tonearm()
+    assert receiver.recv(4096) == b"READY=1"
+    with server.connect() as c:
+        c.send("kill\n")
+        assert receiver.recv(4096) == b"STOPPING=1"
+    assert server.wait_exit() == 0
+
+
+def test_an_unusable_notify_socket_is_only_a_warning(make_tonearm, monkeypatch, tmp_path):
+    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "nobody-listens-here"))
+    server = make_tonearm()
+    with server.connect() as c:
+        assert c.command("ping") == ["OK"]
+    assert "cannot notify systemd (READY=1)" in server.log_text()
