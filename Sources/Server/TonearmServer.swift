@@ -24,6 +24,10 @@ public final class TonearmServer: Service {
     private let listeners: ListenerSet
     private let boundAddresses = Mutex<[SocketAddress]>([])
     private let onListening: @Sendable () -> Void
+    /// The sockets systemd passed, taken when the server is made: before the state file is
+    /// restored, since a restored `play` may start a pipe output, which must inherit neither
+    /// the descriptors nor the variables.
+    private let inherited: Result<[SocketActivation.InheritedSocket], ListenerError>
 
     /// Creates the server.
     /// - Parameters:
@@ -51,6 +55,7 @@ public final class TonearmServer: Service {
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
         self.onListening = onListening
+        inherited = Result { () throws(ListenerError) in try SocketActivation.takeInheritedSockets() }
         hostPermissions = HostPermissionMatcher(configuration: configuration)
         // `kill` stops the server the same way a signal does.
         context = ServerContext(
@@ -129,7 +134,7 @@ public final class TonearmServer: Service {
     /// The sockets systemd passed, when socket-activated (they replace every configured
     /// address, as in MPD); otherwise binds `bind_to_address` and `port`.
     private func bindAll() async throws -> [BoundListener] {
-        let inherited = try SocketActivation.takeInheritedSockets()
+        let inherited = try inherited.get()
         let addresses = inherited.isEmpty
             ? ListenAddress.all(for: context.configuration)
             : inherited.map { ListenAddress.inherited($0) }

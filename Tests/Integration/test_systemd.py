@@ -155,10 +155,13 @@ def test_a_passed_socket_that_is_not_listening_is_refused(launch):
 
 def test_the_variables_do_not_reach_pipe_outputs(launch, tmp_path):
     """A pipe output's command runs with the server's environment: without LISTEN_* and
-    NOTIFY_SOCKET, so that it cannot take the server's sockets or speak for it."""
+    NOTIFY_SOCKET, and without the passed socket, so that it can neither take the server's
+    sockets nor speak for it."""
     seen = tmp_path / "environment"
+    descriptors = tmp_path / "descriptors"
     output = ('audio_output {\n type "pipe"\n name "env"\n'
-              f' command "env > {seen}.part; mv {seen}.part {seen}; cat > /dev/null"\n}}\n')
+              f' command "ls -l /proc/$$/fd/ > {descriptors}; env > {seen}.part; mv {seen}.part {seen};'
+              ' cat > /dev/null"\n}\n')
     notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     notify.bind(str(tmp_path / "notify"))
     listener = tcp_listener()
@@ -176,6 +179,8 @@ def test_the_variables_do_not_reach_pipe_outputs(launch, tmp_path):
     variables = dict(line.split("=", 1) for line in seen.read_text().splitlines() if "=" in line)
     assert not {"LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "NOTIFY_SOCKET"} & variables.keys()
     assert "PATH" in variables  # the rest of the environment is passed on
+    listing = descriptors.read_text()
+    assert " 0 -> pipe:" in listing and " 3 -> " not in listing, listing
 
 
 # sd_notify
