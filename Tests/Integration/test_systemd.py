@@ -4,10 +4,12 @@ The sockets are handed over as systemd hands them (support/activation.py: fork, 
 3…, `LISTEN_FDS`, `LISTEN_PID` = the child's pid, exec). MPD's behaviour is the reference:
 passed sockets replace every `bind_to_address`, a `LISTEN_PID` that is not the server's is
 ignored, and a passed descriptor that is not a socket stops the server with status 1 (Debian's
-mpd 0.23: `Failed to get socket address: Socket operation on non-socket`).
+mpd 0.23: `Failed to get socket address: Socket operation on non-socket`). The tests marked
+`KINDS` make the same assertions of Debian's mpd, launched the same way.
 """
 import os
 import socket
+import time
 import uuid
 
 import pytest
@@ -18,6 +20,7 @@ from support.library import wait_for_scan
 from support.servers import Connection, free_port
 
 BINARY = os.environ.get("TONEARM_BIN")
+MPD = "/usr/bin/mpd"
 
 
 def config(workdir, extra="") -> str:
@@ -44,6 +47,18 @@ def configured_port(path) -> int:
     raise AssertionError("no port in the configuration")
 
 
+def serving(connect, timeout: float = 30) -> bool:
+    """True once `connect()` reaches a server that greets and answers `ping` (polled)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with connect() as c:
+                return c.greeting.startswith("OK MPD ") and c.command("ping") == ["OK"]
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
 def refused(port: int) -> bool:
     try:
         socket.create_connection(("127.0.0.1", port), timeout=5).close()
@@ -57,10 +72,16 @@ def launch(tmp_path):
     """Starts activated servers; stops them after the test."""
     started = []
 
-    def start(descriptors, extra_config="", **options):
+    def start(descriptors, extra_config="", kind="tonearm", **options):
+        """`kind` "mpd" runs Debian's MPD on the same configuration, in the foreground."""
         workdir = tmp_path / f"activated{len(started)}"
-        path = config(workdir, extra_config)
-        process = ActivatedProcess(BINARY, ["--config", path], descriptors, cwd=workdir, **options)
+        if kind == "mpd":
+            path = config(workdir, f'log_file "{workdir}/log"\n' + (extra_config or audio.null_output()))
+            process = ActivatedProcess(MPD, ["--no-daemon", "--stderr", path], descriptors, cwd=workdir, **options)
+        else:
+            path = config(workdir, extra_config)
+            process = ActivatedProcess(BINARY, ["--config", path], descriptors, cwd=workdir, **options)
+        process.kind = kind
         process.config_path = path
         process.workdir = workdir
         started.append(process)
@@ -78,32 +99,35 @@ def tcp_listener() -> socket.socket:
     return listener
 
 
-def test_a_passed_tcp_socket_is_served_and_nothing_else_is_bound(launch):
+KINDS = pytest.mark.parametrize("kind", ["tonearm", "mpd"])
+
+
+@KINDS
+def test_a_passed_tcp_socket_is_served_and_nothing_else_is_bound(launch, kind):
     listener = tcp_listener()
     port = listener.getsockname()[1]
-    server = launch([listener.fileno()], names=["tonearm.socket"])
+    server = launch([listener.fileno()], names=["tonearm.socket"], kind=kind)
     listener.close()  # the server holds its own copy now, as after systemd's fork
-    assert server.wait_for_log(f"Listening on 127.0.0.1:{port} (socket activation, fd 3 (tonearm.socket))"), \
-        server.log_text()
+    assert serving(lambda: Connection.connect("127.0.0.1", port)), server.log_text()
     with Connection.connect("127.0.0.1", port) as c:
-        assert c.greeting.startswith("OK MPD ")
-        assert c.command("ping") == ["OK"]
         # A TCP client is not local, whatever socket it came through.
         assert c.command("config") == ["ACK [4@0] {config} Command only permitted to local clients"]
     assert refused(configured_port(server.config_path))
     assert server.stop() == 0
+    if kind == "tonearm":
+        assert f"Listening on 127.0.0.1:{port} (socket activation, fd 3 (tonearm.socket))" in server.log_text()
 
 
-def test_a_passed_unix_socket_is_local_and_stays_for_systemd(launch, tmp_path):
+@KINDS
+def test_a_passed_unix_socket_is_local_and_stays_for_systemd(launch, tmp_path, kind):
     path = tmp_path / "activated.sock"
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(str(path))
     listener.listen()
-    server = launch([listener.fileno()])
+    server = launch([listener.fileno()], kind=kind)
     listener.close()
-    assert server.wait_for_log(f"Listening on {path} (socket activation, fd 3)"), server.log_text()
+    assert serving(lambda: Connection.connect_unix(path)), server.log_text()
     with Connection.connect_unix(path) as c:
-        assert c.command("ping") == ["OK"]
         assert c.command("config")[-1] == "OK"
     assert refused(configured_port(server.config_path))
     assert server.stop() == 0
@@ -126,22 +150,24 @@ def test_two_passed_sockets_are_both_served(launch, tmp_path):
         assert c.command("ping") == ["OK"] and local.command("ping") == ["OK"]
 
 
-def test_sockets_for_another_process_are_ignored(launch):
+@KINDS
+def test_sockets_for_another_process_are_ignored(launch, kind):
     listener = tcp_listener()
-    server = launch([listener.fileno()], listen_pid=1)
+    server = launch([listener.fileno()], listen_pid=1, kind=kind)
     port = configured_port(server.config_path)
-    assert server.wait_for_log(f"Listening on 127.0.0.1:{port}"), server.log_text()
+    assert serving(lambda: Connection.connect("127.0.0.1", port)), server.log_text()
     assert "socket activation" not in server.log_text()
-    with Connection.connect("127.0.0.1", port) as c:
-        assert c.command("ping") == ["OK"]
 
 
-def test_a_passed_file_that_is_not_a_socket_is_refused(launch, tmp_path):
+@KINDS
+def test_a_passed_file_that_is_not_a_socket_is_refused(launch, tmp_path, kind):
     regular = open(tmp_path / "not-a-socket", "w")
-    server = launch([regular.fileno()])
+    server = launch([regular.fileno()], kind=kind)
     assert server.wait() == 1
-    assert "socket activation passed fd 3, which is not a socket" in server.log_text()
     assert refused(configured_port(server.config_path))
+    message = {"tonearm": "socket activation passed fd 3, which is not a socket",
+               "mpd": "Failed to get socket address: Socket operation on non-socket"}[kind]
+    assert message in server.log_text()
 
 
 def test_a_passed_socket_that_is_not_listening_is_refused(launch):
