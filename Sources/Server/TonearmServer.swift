@@ -166,7 +166,9 @@ public final class TonearmServer: Service {
             let listener = try await baseBootstrap().bind(unixDomainSocketPath: path) {
                 self.accept($0, isLocal: true)
             }
-            chmod(path, UnixSocketFile.mode)
+            // 0666 unless `unix_socket_mode` says otherwise: any local user may connect, as with
+            // MPD's socket; `local_permissions` and `password` still apply.
+            chmod(path, mode_t(context.configuration.unixSocketMode))
             return listener
         case .inherited(let socket):
             let bootstrap = socket.isUnix ? baseBootstrap() : tcpBootstrap()

@@ -31,6 +31,14 @@ def test_the_socket_file_is_mode_0666_and_goes_away_on_stop(make_tonearm, tmp_pa
     assert not path.exists()
 
 
+def test_unix_socket_mode_sets_the_mode(make_tonearm, tmp_path):
+    path = tmp_path / "tonearm.sock"
+    make_tonearm(unix_config(path) + 'unix_socket_mode "0660"\n')
+    assert stat.S_IMODE(path.lstat().st_mode) == 0o660
+    with Connection.connect_unix(path) as c:  # the owner still connects
+        assert c.command("ping") == ["OK"]
+
+
 def test_a_stale_socket_file_is_replaced(make_tonearm, tmp_path):
     path = tmp_path / "tonearm.sock"
     crashed = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

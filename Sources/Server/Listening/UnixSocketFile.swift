@@ -6,11 +6,6 @@ import Glibc
 /// for binding. MPD unlinks whatever is at the path; Tonearm removes only what a crash leaves
 /// behind, so a typo in `bind_to_address` cannot delete a file or cut off another running server.
 enum UnixSocketFile {
-    /// The mode of the socket file: any local user may connect, as with MPD's socket; the
-    /// permissions (`local_permissions`, `password`) still apply. A socket unit sets its own
-    /// (`SocketMode=`) when systemd creates the socket.
-    static let mode: mode_t = 0o666
-
     /// Removes a stale socket file at `path`, left by a server that is gone.
     /// - Throws: when the path holds something that is not a socket, or a socket that a live
     ///   server still accepts connections on.
