@@ -181,8 +181,8 @@ def test_a_passed_socket_that_is_not_listening_is_refused(launch):
 
 def test_the_variables_do_not_reach_pipe_outputs(launch, tmp_path):
     """A pipe output's command runs with the server's environment: without LISTEN_* and
-    NOTIFY_SOCKET, and without the passed socket, so that it can neither take the server's
-    sockets nor speak for it."""
+    NOTIFY_SOCKET, and with no descriptor but standard input, output and error (as with MPD),
+    so that it can neither take the server's sockets nor speak for it."""
     seen = tmp_path / "environment"
     descriptors = tmp_path / "descriptors"
     output = ('audio_output {\n type "pipe"\n name "env"\n'
@@ -206,7 +206,8 @@ def test_the_variables_do_not_reach_pipe_outputs(launch, tmp_path):
     assert not {"LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES", "NOTIFY_SOCKET"} & variables.keys()
     assert "PATH" in variables  # the rest of the environment is passed on
     listing = descriptors.read_text()
-    assert " 0 -> pipe:" in listing and " 3 -> " not in listing, listing
+    # Nor any other socket: the listener and the client connections stay the server's.
+    assert " 0 -> pipe:" in listing and " 3 -> " not in listing and "socket:" not in listing, listing
 
 
 # sd_notify
