@@ -135,6 +135,22 @@ def test_a_passed_unix_socket_is_local_and_stays_for_systemd(launch, tmp_path, k
     assert path.is_socket()
 
 
+@KINDS
+def test_a_passed_abstract_socket_is_served(launch, kind):
+    """`ListenStream=@name`: a Unix socket without a file; its clients are local too."""
+    name = f"\0tonearm-test-{uuid.uuid4().hex}"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(name)
+    listener.listen()
+    server = launch([listener.fileno()], kind=kind)
+    listener.close()
+    assert serving(lambda: Connection.connect_unix(name)), server.log_text()
+    with Connection.connect_unix(name) as c:
+        assert c.command("config")[-1] == "OK"
+    if kind == "tonearm":
+        assert "Listening on an abstract Unix socket (socket activation, fd 3)" in server.log_text()
+
+
 def test_two_passed_sockets_are_both_served(launch, tmp_path):
     tcp = tcp_listener()
     path = tmp_path / "second.sock"

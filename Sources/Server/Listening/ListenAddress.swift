@@ -41,7 +41,8 @@ extension SocketAddress {
         switch self {
         case .v4: "\(ipAddress ?? "?"):\(port ?? 0)"
         case .v6: "[\(ipAddress ?? "?")]:\(port ?? 0)"
-        case .unixDomainSocket: pathname ?? "unix socket"
+        // An abstract socket (a socket unit's `ListenStream=@name`) has no path to show.
+        case .unixDomainSocket: pathname.flatMap { $0.isEmpty ? nil : $0 } ?? "an abstract Unix socket"
         }
     }
 }
