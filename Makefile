@@ -2,18 +2,29 @@
 #
 #   make run    install what is missing, build (release) and run with conf/tonearm.conf
 #   make test   install what the tests need and run every test: unit, integration, conformance
+#   make install  build (release) and install under PREFIX (default /usr/local); DESTDIR honoured
 #
 # Everything that installs uses apt-get and runs only when a package is missing.
 
 SWIFT         ?= swift
 PYTHON        ?= /usr/bin/python3
 PREFIX        ?= /usr/local
+BINDIR        ?= $(PREFIX)/bin
+MANDIR        ?= $(PREFIX)/share/man
+# Where systemd looks for units: /usr/lib/systemd/system for PREFIX=/usr (a package), and
+# /usr/local/lib/systemd/system for the default prefix, which systemd searches too.
+UNITDIR       ?= $(PREFIX)/lib/systemd/system
+# /etc for PREFIX=/usr, as packages do; PREFIX/etc otherwise, so a local install stays in it.
+SYSCONFDIR    ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+# What `make install` installs. Given on the command line (BINARY=.build/debug/tonearm), it is
+# installed as it is, without a release build first.
+BINARY        ?= .build/release/tonearm
 CONFIG        ?= conf/tonearm.conf
 SUDO          := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
                   libasound2-dev libavahi-client-dev libsqlite3-dev
-TEST_PACKAGES  := $(BUILD_PACKAGES) python3 python3-pytest python3-mpd mpd mpc ffmpeg
+TEST_PACKAGES  := $(BUILD_PACKAGES) python3 python3-pytest python3-mpd mpd mpc ffmpeg groff-base systemd
 
 # Installs the packages named in $(1) that dpkg does not have yet.
 define apt_install
@@ -25,7 +36,8 @@ define apt_install
 	fi
 endef
 
-.PHONY: all deps test-deps build build-debug run test unit integration conformance fuzz fuzz-short bench clean
+.PHONY: all deps test-deps build build-debug run install uninstall test unit integration conformance fuzz \
+        fuzz-short bench clean
 
 all: build
 
@@ -43,6 +55,27 @@ build-debug: deps
 
 run: build
 	.build/release/tonearm --config $(CONFIG)
+
+# The binary, the man pages, the systemd units (their paths rewritten to BINDIR and
+# SYSCONFDIR) and the example configuration, which never replaces an existing one.
+install: $(if $(filter command line,$(origin BINARY)),,build)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)
+	install -m 755 $(BINARY) $(DESTDIR)$(BINDIR)/tonearm
+	install -m 644 docs/tonearm.1 $(DESTDIR)$(MANDIR)/man1/tonearm.1
+	install -m 644 docs/tonearm.conf.5 $(DESTDIR)$(MANDIR)/man5/tonearm.conf.5
+	for unit in tonearm.service tonearm.socket; do \
+		sed -e '/^ExecStart=/s|/usr/local/bin/tonearm|$(BINDIR)/tonearm|' \
+			-e '/^ExecStart=/s|/etc/tonearm.conf|$(SYSCONFDIR)/tonearm.conf|' \
+			contrib/$$unit > $(DESTDIR)$(UNITDIR)/$$unit.tmp && \
+		chmod 644 $(DESTDIR)$(UNITDIR)/$$unit.tmp && mv $(DESTDIR)$(UNITDIR)/$$unit.tmp $(DESTDIR)$(UNITDIR)/$$unit; \
+	done
+	[ -e $(DESTDIR)$(SYSCONFDIR)/tonearm.conf ] || install -m 644 $(CONFIG) $(DESTDIR)$(SYSCONFDIR)/tonearm.conf
+
+# Removes what `install` put there, except the configuration, which may have been edited.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tonearm $(DESTDIR)$(MANDIR)/man1/tonearm.1 \
+		$(DESTDIR)$(MANDIR)/man5/tonearm.conf.5 $(DESTDIR)$(UNITDIR)/tonearm.service $(DESTDIR)$(UNITDIR)/tonearm.socket
 
 test: test-deps
 	$(SWIFT) build --build-tests

@@ -38,6 +38,11 @@ struct OptionReader {
             }
             configuration.bindAddresses.append(address)
         case "port": configuration.port = try p.integer(in: 0...65535)
+        case "unix_socket_mode":
+            guard let mode = Int(p.value, radix: 8), (0...0o777).contains(mode) else {
+                throw ConfigurationError(at: p.origin, "unix_socket_mode: \"\(p.value)\" is not an octal mode such as 0660")
+            }
+            configuration.unixSocketMode = mode
         case "max_connections": configuration.maxConnections = try p.integer(in: 1...Int.max)
         case "connection_timeout": configuration.connectionTimeout = try p.integer(in: 1...Int.max)
         case "max_command_list_size": configuration.maxCommandListSize = try p.kibibytes()

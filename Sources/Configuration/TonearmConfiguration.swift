@@ -26,6 +26,9 @@ public struct TonearmConfiguration: Sendable, Equatable {
     public var bindAddresses: [BindAddress] = []
     /// `port`: the TCP port for addresses that do not name their own.
     public var port = 6600
+    /// `unix_socket_mode` (a Tonearm option): the permission bits of the Unix sockets that
+    /// `bind_to_address` creates. MPD always uses 0666: any local user may connect.
+    public var unixSocketMode = 0o666
     /// `max_connections`: clients over this number are closed before the greeting.
     public var maxConnections = 100
     /// `connection_timeout`: seconds a client may stay silent (idle clients are exempt).

@@ -23,6 +23,11 @@ public final class TonearmServer: Service {
     private let hostPermissions: HostPermissionMatcher
     private let listeners: ListenerSet
     private let boundAddresses = Mutex<[SocketAddress]>([])
+    private let onListening: @Sendable () -> Void
+    /// The sockets systemd passed, taken when the server is made: before the state file is
+    /// restored, since a restored `play` may start a pipe output, which must inherit neither
+    /// the descriptors nor the variables.
+    private let inherited: Result<[SocketActivation.InheritedSocket], ListenerError>
 
     /// Creates the server.
     /// - Parameters:
@@ -32,6 +37,7 @@ public final class TonearmServer: Service {
     ///   - stickers: the sticker database (`sticker_file`), if there is one.
     ///   - idleBus: where the rest of the server raises idle events.
     ///   - eventLoopGroup: the loops that run the sockets.
+    ///   - onListening: called once every listener accepts connections (for `READY=1`).
     public init(
         configuration: TonearmConfiguration,
         decoders: DecoderCatalog,
@@ -39,7 +45,8 @@ public final class TonearmServer: Service {
         stickers: StickerStore? = nil,
         idleBus: IdleBus = IdleBus(),
         logger: Logger,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        onListening: @escaping @Sendable () -> Void = {}
     ) {
         let registry = ConnectionRegistry(limit: configuration.maxConnections)
         let listeners = ListenerSet()
@@ -47,6 +54,8 @@ public final class TonearmServer: Service {
         self.listeners = listeners
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
+        self.onListening = onListening
+        inherited = Result { () throws(ListenerError) in try SocketActivation.takeInheritedSockets() }
         hostPermissions = HostPermissionMatcher(configuration: configuration)
         // `kill` stops the server the same way a signal does.
         context = ServerContext(
@@ -78,9 +87,14 @@ public final class TonearmServer: Service {
         for listener in bound {
             if let address = listener.channel.channel.localAddress {
                 boundAddresses.withLock { $0.append(address) }
-                logger.notice("Listening on \(address.displayString)")
+                if case .inherited(let socket) = listener.address {
+                    logger.notice("Listening on \(address.displayString) (socket activation, \(socket.label))")
+                } else {
+                    logger.notice("Listening on \(address.displayString)")
+                }
             }
         }
+        onListening()
         let session = ClientSession(server: context, registry: registry, logger: logger)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
@@ -117,10 +131,16 @@ public final class TonearmServer: Service {
         let channel: NIOAsyncChannel<AcceptedConnection, Never>
     }
 
+    /// The sockets systemd passed, when socket-activated (they replace every configured
+    /// address, as in MPD); otherwise binds `bind_to_address` and `port`.
     private func bindAll() async throws -> [BoundListener] {
+        let inherited = try inherited.get()
+        let addresses = inherited.isEmpty
+            ? ListenAddress.all(for: context.configuration)
+            : inherited.map { ListenAddress.inherited($0) }
         var bound: [BoundListener] = []
         do {
-            for address in ListenAddress.all(for: context.configuration) {
+            for address in addresses {
                 bound.append(BoundListener(address: address, channel: try await bind(address)))
             }
         } catch {
@@ -142,12 +162,17 @@ public final class TonearmServer: Service {
         case .host(let host, let port):
             return try await tcpBootstrap().bind(host: host, port: port) { self.accept($0, isLocal: false) }
         case .unixSocket(let path):
-            let listener = try await baseBootstrap().bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) {
+            try UnixSocketFile.removeStale(at: path)
+            let listener = try await baseBootstrap().bind(unixDomainSocketPath: path) {
                 self.accept($0, isLocal: true)
             }
-            // Any local user may connect, as with MPD's socket; permissions still apply.
-            chmod(path, 0o666)
+            // 0666 unless `unix_socket_mode` says otherwise: any local user may connect, as with
+            // MPD's socket; `local_permissions` and `password` still apply.
+            chmod(path, mode_t(context.configuration.unixSocketMode))
             return listener
+        case .inherited(let socket):
+            let bootstrap = socket.isUnix ? baseBootstrap() : tcpBootstrap()
+            return try await bootstrap.bind(socket.descriptor) { self.accept($0, isLocal: socket.isUnix) }
         }
     }
 

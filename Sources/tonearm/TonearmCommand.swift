@@ -58,6 +58,7 @@ struct TonearmCommand: AsyncParsableCommand {
         let logger = Logger(label: "tonearm")
         if let file = loaded.file { logger.info("configuration loaded from \(file)") }
         for warning in loaded.warnings { logger.warning("\(warning)") }
+        let notifier = SystemdNotifier.fromEnvironment(logger: logger)
 
         let decoders = DecoderCatalog.ffmpeg()
         let idleBus = IdleBus()
@@ -65,7 +66,9 @@ struct TonearmCommand: AsyncParsableCommand {
         let library = openLibrary(settings, decoders: decoders, stickers: stickers, idleBus: idleBus, logger: logger)
         let server = TonearmServer(
             configuration: settings, decoders: decoders, library: library, stickers: stickers, idleBus: idleBus,
-            logger: logger
+            logger: logger,
+            // The state file is restored before the group (and so the server) starts.
+            onListening: { notifier?.notify("READY=1") }
         )
         if let library {
             do {
@@ -91,6 +94,10 @@ struct TonearmCommand: AsyncParsableCommand {
             // server stops.
             services.append(.init(service: AutoUpdateService(library: library, maxDepth: settings.autoUpdateDepth,
                                                              logger: logger)))
+        }
+        if let notifier {
+            // Last, so that it hears of the shutdown first and systemd knows at once.
+            services.append(.init(service: notifier))
         }
         let group = ServiceGroup(
             configuration: .init(

@@ -33,6 +33,13 @@ struct ConfigurationLoaderTests {
         #expect(c.stickerFile == "/var/lib/mpd/sticker.sql" && !c.stickerPlayStats)
     }
 
+    @Test("unix_socket_mode: MPD's 0666 unless set, read as octal")
+    func unixSocketMode() throws {
+        #expect(TonearmConfiguration.defaults(environment: ["HOME": "/home/u"]).unixSocketMode == 0o666)
+        #expect(try load("unix_socket_mode \"0660\"").0.unixSocketMode == 0o660)
+        #expect(try load("unix_socket_mode \"600\"").0.unixSocketMode == 0o600)
+    }
+
     @Test("defaults without a file follow MPD, with state under XDG_STATE_HOME/tonearm")
     func defaults() {
         let c = TonearmConfiguration.defaults(environment: ["HOME": "/home/u", "XDG_STATE_HOME": "/var/state"])
@@ -109,6 +116,8 @@ struct ConfigurationLoaderTests {
         ("audio_output {\n type \"null\"\n}", "t.conf:1: audio_output: missing \"name\""),
         ("audio_output {\n type \"null\"\n name \"a\"\n enabled \"perhaps\"\n}", "t.conf:4: enabled: \"perhaps\" is not a boolean (yes or no)"),
         ("sticker_play_stats \"often\"", "t.conf:1: sticker_play_stats: \"often\" is not a boolean (yes or no)"),
+        ("unix_socket_mode \"rw-rw----\"", "t.conf:1: unix_socket_mode: \"rw-rw----\" is not an octal mode such as 0660"),
+        ("unix_socket_mode \"1777\"", "t.conf:1: unix_socket_mode: \"1777\" is not an octal mode such as 0660"),
     ])
     func badValues(text: String, expected: String) {
         #expect(error(text) == expected)

@@ -120,6 +120,26 @@ public final class PipeOutput: AudioOutputDevice {
     /// Serialises the pipe outputs' spawns (see ``spawn(_:)``).
     private static let spawnLock = Mutex(())
 
+    /// The descriptors above standard error that a spawned command would inherit (those
+    /// without close-on-exec), from `/proc/self/fd`. SwiftNIO opens its listening and client
+    /// sockets and its epoll descriptors that way; a command holding them would keep clients'
+    /// connections open and a restarted server from binding its port. MPD's commands get only
+    /// standard input, output and error. (`posix_spawn_file_actions_addclosefrom_np` would do
+    /// this in one call, but Swift's Glibc module leaves it out: it needs `_GNU_SOURCE`.)
+    private static func inheritableDescriptors() -> [Int32] {
+        guard let directory = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(directory) }
+        let listing = dirfd(directory)
+        var found: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let descriptor = Int32(name), descriptor > STDERR_FILENO, descriptor != listing else { continue }
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 && flags & FD_CLOEXEC == 0 { found.append(descriptor) }
+        }
+        return found
+    }
+
     private static func spawnLocked(_ command: String) throws(OutputError) -> (pid_t, Int32) {
         var ends: (Int32, Int32) = (-1, -1)
         let piped = withUnsafeMutableBytes(of: &ends) { pipe($0.baseAddress!.assumingMemoryBound(to: Int32.self)) }
@@ -138,6 +158,9 @@ public final class PipeOutput: AudioOutputDevice {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, ends.0, STDIN_FILENO)
+        for descriptor in inheritableDescriptors() where descriptor != ends.0 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -9,6 +9,8 @@ enum ListenAddress: Sendable, Equatable, CustomStringConvertible {
     case host(String, port: Int)
     /// A Unix-domain socket at this path.
     case unixSocket(String)
+    /// A listening socket passed by systemd socket activation.
+    case inherited(SocketActivation.InheritedSocket)
 
     /// The sockets for a configuration: one per `bind_to_address`, or all interfaces when
     /// there is none. A `bind_to_address` without its own port uses `port`.
@@ -28,6 +30,7 @@ enum ListenAddress: Sendable, Equatable, CustomStringConvertible {
         case .anyInterface(let port): "any:\(port)"
         case .host(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         case .unixSocket(let path): path
+        case .inherited(let socket): socket.label
         }
     }
 }
@@ -38,7 +41,8 @@ extension SocketAddress {
         switch self {
         case .v4: "\(ipAddress ?? "?"):\(port ?? 0)"
         case .v6: "[\(ipAddress ?? "?")]:\(port ?? 0)"
-        case .unixDomainSocket: pathname ?? "unix socket"
+        // An abstract socket (a socket unit's `ListenStream=@name`) has no path to show.
+        case .unixDomainSocket: pathname.flatMap { $0.isEmpty ? nil : $0 } ?? "an abstract Unix socket"
         }
     }
 }
