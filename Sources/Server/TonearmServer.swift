@@ -23,6 +23,7 @@ public final class TonearmServer: Service {
     private let hostPermissions: HostPermissionMatcher
     private let listeners: ListenerSet
     private let boundAddresses = Mutex<[SocketAddress]>([])
+    private let onListening: (@Sendable (_ tcpPorts: [Int]) -> Void)?
 
     /// Creates the server.
     /// - Parameters:
@@ -32,6 +33,8 @@ public final class TonearmServer: Service {
     ///   - stickers: the sticker database (`sticker_file`), if there is one.
     ///   - idleBus: where the rest of the server raises idle events.
     ///   - eventLoopGroup: the loops that run the sockets.
+    ///   - onListening: called once every listener is bound, with the TCP ports among them
+    ///     (the real ones, also with `--port 0`; none for Unix sockets): what Zeroconf announces.
     public init(
         configuration: TonearmConfiguration,
         decoders: DecoderCatalog,
@@ -39,7 +42,8 @@ public final class TonearmServer: Service {
         stickers: StickerStore? = nil,
         idleBus: IdleBus = IdleBus(),
         logger: Logger,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        onListening: (@Sendable (_ tcpPorts: [Int]) -> Void)? = nil
     ) {
         let registry = ConnectionRegistry(limit: configuration.maxConnections)
         let listeners = ListenerSet()
@@ -47,6 +51,7 @@ public final class TonearmServer: Service {
         self.listeners = listeners
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
+        self.onListening = onListening
         hostPermissions = HostPermissionMatcher(configuration: configuration)
         // `kill` stops the server the same way a signal does.
         context = ServerContext(
@@ -81,6 +86,10 @@ public final class TonearmServer: Service {
                 logger.notice("Listening on \(address.displayString)")
             }
         }
+        onListening?(bound.compactMap { listener in
+            if case .unixSocket = listener.address { return nil }
+            return listener.channel.channel.localAddress?.port
+        })
         let session = ClientSession(server: context, registry: registry, logger: logger)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in

@@ -8,6 +8,7 @@ import Playback
 import Server
 import ServiceLifecycle
 import UnixSignals
+import Zeroconf
 
 /// `tonearm`: runs the music server in the foreground until SIGTERM, SIGINT or `kill`.
 @main
@@ -63,9 +64,10 @@ struct TonearmCommand: AsyncParsableCommand {
         let idleBus = IdleBus()
         let stickers = openStickers(settings, logger: logger)
         let library = openLibrary(settings, decoders: decoders, stickers: stickers, idleBus: idleBus, logger: logger)
+        let (listening, onListening) = ZeroconfService.listeningStream()
         let server = TonearmServer(
             configuration: settings, decoders: decoders, library: library, stickers: stickers, idleBus: idleBus,
-            logger: logger
+            logger: logger, onListening: onListening
         )
         if let library {
             do {
@@ -91,6 +93,15 @@ struct TonearmCommand: AsyncParsableCommand {
             // server stops.
             services.append(.init(service: AutoUpdateService(library: library, maxDepth: settings.autoUpdateDepth,
                                                              logger: logger)))
+        }
+        if settings.zeroconfEnabled {
+            if let name = ZeroconfServiceName(template: settings.zeroconfName) {
+                // Last, so the group stops it first: the announcement goes before the server does.
+                services.append(.init(service: ZeroconfService(name: name, listening: listening, logger: logger)))
+            } else {
+                // As MPD: logged, and the server runs unannounced.
+                logger.error("invalid zeroconf_name \"\(settings.zeroconfName)\"; the server is not announced")
+            }
         }
         let group = ServiceGroup(
             configuration: .init(
