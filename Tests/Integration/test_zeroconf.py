@@ -91,9 +91,13 @@ def test_without_avahi_it_serves_logs_once_and_announces_when_avahi_comes(netns)
     assert netns.wait_for_service(f"Quiet {host_name()}").port == server.port
     assert server.log_count("Avahi is not available") == 1
     assert server.log_count("Avahi is available again") == 1
+    # The `kill` command takes the same way out as SIGTERM: withdrawn, exit status 0.
     with server.connect() as c:
         assert c.command("ping") == ["OK"]
-    assert server.stop() == 0
+        c.send("kill\n")
+        assert c.expect_closed() is True
+    assert server.wait_exit() == 0
+    poll("the service to go", lambda: all(a.port != server.port for a in netns.browse()))
 
 
 def test_an_invalid_name_is_logged_and_the_server_serves_unannounced(netns):
