@@ -29,7 +29,7 @@ struct ZeroconfService: Service, CustomStringConvertible {
         for await ports in listening.cancelOnGracefulShutdown() {
             // As MPD: Unix sockets are not announced; with several TCP listeners, the first.
             guard let port = ports.first, let port = UInt16(exactly: port) else {
-                logger.info("Zeroconf: no TCP listener, nothing to announce")
+                logger.notice("Zeroconf: no TCP listener, nothing to announce")
                 break
             }
             publisher = ZeroconfPublisher(name: name, port: port, logger: logger)

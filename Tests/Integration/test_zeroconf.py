@@ -11,6 +11,7 @@ import socket
 
 import pytest
 
+from support.servers import Connection
 from support.zeroconf import TOOLS, Namespace, poll
 
 
@@ -108,3 +109,14 @@ def test_an_invalid_name_is_logged_and_the_server_serves_unannounced(netns):
         assert c.command("ping") == ["OK"]
     assert f'invalid zeroconf_name "{"x" * 64}"' in server.log_text()
     assert "announced '" not in server.log_text() and "Avahi" not in server.log_text()
+
+
+def test_a_server_on_a_unix_socket_alone_is_not_announced(netns):
+    netns.start_bus()
+    netns.start_avahi()
+    server = netns.tonearm('zeroconf_name "Local only"\n', unix_socket_only=True)
+    poll("the reason in the log", lambda: server.log_count("Zeroconf: no TCP listener, nothing to announce"))
+    with Connection.connect_unix(server.unix_socket) as c:
+        assert c.command("ping") == ["OK"]
+    assert "Avahi" not in server.log_text()
+    assert server.stop() == 0

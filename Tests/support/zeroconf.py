@@ -165,11 +165,21 @@ class Namespace:
 
     # Tonearm
 
-    def tonearm(self, extra_config: str, args=()) -> "NamespacedTonearm":
-        server = NamespacedTonearm(self, self.workdir / f"tonearm{len(self.servers)}", extra_config=extra_config,
-                                   args=args)
+    def tonearm(self, extra_config: str, args=(), unix_socket_only=False) -> "NamespacedTonearm":
+        """A started Tonearm; on 127.0.0.1 with `--port 0` or, with `unix_socket_only`, on the
+        Unix socket `server.unix_socket` alone (then without waiting for it to listen)."""
+        workdir = self.workdir / f"tonearm{len(self.servers)}"
+        options = {}
+        if unix_socket_only:
+            options["bind"] = f'bind_to_address "{workdir}/socket"\n'
+        server = NamespacedTonearm(self, workdir, extra_config=extra_config, args=args, **options)
         self.servers.append(server)
-        return server.start()
+        if not unix_socket_only:
+            return server.start()
+        server.unix_socket = workdir / "socket"
+        server.write_config()
+        server._launch([server.binary, "--config", str(server.config_path), *server.args])
+        return server
 
     def destroy(self):
         for server in self.servers:
