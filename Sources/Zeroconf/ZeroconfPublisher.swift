@@ -49,37 +49,39 @@ public final class ZeroconfPublisher: @unchecked Sendable {
 
     /// Starts Avahi's thread, which connects and publishes. Returns at once.
     public func start() {
-        guard lifecycle.withLock({ phase in
-            guard phase == .created else { return false }
-            phase = .running
-            return true
-        }) else { return }
-        // The timer exists before the thread runs, so no lock is needed yet; firing at once,
-        // it makes the first connection on Avahi's thread.
-        retryTimer = pollAPI.pointee.timeout_new(pollAPI, nil, { _, userdata in
-            guard let userdata else { return }
-            Unmanaged<ZeroconfPublisher>.fromOpaque(userdata).takeUnretainedValue().handle(.retryDue)
-        }, context)
-        armRetry(milliseconds: 0)
-        if avahi_threaded_poll_start(poll) < 0 {
-            logger.error("cannot start Avahi's thread; the server is not announced")
-            lifecycle.withLock { $0 = .stopped }
-            releaseAvahi()
+        // Under the lifecycle lock, so a concurrent stop() waits for a complete start.
+        lifecycle.withLock { phase in
+            guard phase == .created else { return }
+            // The timer exists before the thread runs, so the poll's lock is not needed yet;
+            // firing at once, it makes the first connection on Avahi's thread.
+            retryTimer = pollAPI.pointee.timeout_new(pollAPI, nil, { _, userdata in
+                guard let userdata else { return }
+                Unmanaged<ZeroconfPublisher>.fromOpaque(userdata).takeUnretainedValue().handle(.retryDue)
+            }, context)
+            armRetry(milliseconds: 0)
+            if avahi_threaded_poll_start(poll) < 0 {
+                logger.error("cannot start Avahi's thread; the server is not announced")
+                releaseAvahi()
+                phase = .stopped
+            } else {
+                phase = .running
+            }
         }
     }
 
     /// Withdraws the announcement and stops Avahi's thread. Never call it from an Avahi
     /// callback (it joins that thread).
     public func stop() {
-        let wasRunning = lifecycle.withLock { phase in
+        let withdrawn: Bool = lifecycle.withLock { phase in
             defer { phase = .stopped }
-            return phase == .running
+            guard phase == .running else { return false }
+            avahi_threaded_poll_stop(poll)
+            // Avahi's thread is joined: its state is this thread's now.
+            let announced = machine.isPublished
+            releaseAvahi()
+            return announced
         }
-        guard wasRunning else { return }
-        avahi_threaded_poll_stop(poll)
-        let announced = machine.isPublished
-        releaseAvahi()
-        if announced { logger.info("announcement withdrawn") }
+        if withdrawn { logger.info("announcement withdrawn") }
     }
 
     // MARK: Avahi's thread
