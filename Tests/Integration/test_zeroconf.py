@@ -58,6 +58,24 @@ def test_announces_the_real_port_and_again_after_a_daemon_restart(netns):
     poll("the service to go", lambda: all(a.name != name for a in netns.browse()))
 
 
+def test_announced_again_after_the_system_bus_restarts(netns):
+    netns.start_bus()
+    netns.start_avahi()
+    server = netns.tonearm('zeroconf_name "Bus %h"\n')
+    name = f"Bus {host_name()}"
+    netns.wait_for_service(name)
+
+    # Both go; the client must make a new connection to a new bus, not wait on the old one.
+    netns.kill_avahi()
+    netns.stop_bus()
+    with server.connect() as c:
+        assert c.command("ping") == ["OK"]
+    netns.start_bus()
+    netns.start_avahi()
+    assert netns.wait_for_service(name).port == server.port
+    assert server.log_count("Avahi is not available") == 1
+
+
 def test_a_taken_name_gets_avahis_alternative(netns):
     netns.start_bus()
     netns.start_avahi()

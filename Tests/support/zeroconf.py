@@ -71,6 +71,15 @@ def poll(what: str, check, timeout: float = TIMEOUT, interval: float = 0.2):
         time.sleep(interval)
 
 
+def running(pid: int) -> bool:
+    """Whether `pid` is a live process; a zombie (which a container's init may never reap) is not."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def unescape(label: str) -> str:
     """avahi-browse -p writes `\\DDD` (decimal) for special bytes and `\\X` for a literal X."""
     raw = re.sub(rb"\\(\d{3})", lambda m: bytes([int(m.group(1))]), label.encode())
@@ -136,6 +145,10 @@ class Namespace:
     def start_bus(self):
         out = self.run("dbus-daemon", f"--config-file={self.workdir / 'bus.conf'}", "--fork", "--print-pid")
         self.bus_pid = int(out.stdout.split()[0])
+
+    def stop_bus(self):
+        os.kill(self.bus_pid, signal.SIGTERM)
+        poll("dbus-daemon to exit", lambda: not running(self.bus_pid))
 
     def start_avahi(self):
         self.run("avahi-daemon", "--daemonize", "--no-drop-root", "--no-chroot",
