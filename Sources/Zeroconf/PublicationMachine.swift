@@ -25,9 +25,9 @@ struct PublicationMachine: Sendable {
         /// went away (`AVAHI_ERR_DISCONNECTED`): Avahi's client does not reconnect by itself
         /// then, even with `AVAHI_CLIENT_NO_FAIL`.
         case clientFailed(reason: String, disconnected: Bool)
-        /// The name is taken: by a local service when adding it (`AVAHI_ERR_COLLISION`) or on
-        /// the network (`AVAHI_ENTRY_GROUP_COLLISION`).
-        case nameCollision
+        /// The name is taken: by another service of this host when adding it
+        /// (`AVAHI_ERR_COLLISION`), or by another host while probing (`AVAHI_ENTRY_GROUP_COLLISION`).
+        case nameCollision(byThisHost: Bool)
         /// The service is announced (`AVAHI_ENTRY_GROUP_ESTABLISHED`).
         case established
         /// Adding or committing the service failed, or the group failed
@@ -104,10 +104,11 @@ struct PublicationMachine: Sendable {
             // A fresh NO_FAIL client waits for the daemon to come back on the bus by itself;
             // after another kind of failure, wait a little so a persistent error does not spin.
             return reportOutage(reason) + [.disconnect, disconnected ? .connect : .scheduleRetry]
-        case .nameCollision:
+        case .nameCollision(let byThisHost):
             let previous = name
             name = Self.alternative(to: name)
-            return [.log(.warning, "the name '\(previous)' is taken, renaming the service to '\(name)'"),
+            let taker = byThisHost ? "by another service on this host" : "on the network"
+            return [.log(.warning, "the name '\(previous)' is taken \(taker), renaming the service to '\(name)'"),
                     .publish(name: name)]
         case .established:
             return [.log(.notice, "announced '\(name)' (\(Self.serviceType), port \(port))")]

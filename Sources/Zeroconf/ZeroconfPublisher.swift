@@ -167,7 +167,7 @@ public final class ZeroconfPublisher: @unchecked Sendable {
         guard changed == group else { return }
         switch state {
         case AVAHI_ENTRY_GROUP_ESTABLISHED: handle(.established)
-        case AVAHI_ENTRY_GROUP_COLLISION: handle(.nameCollision)
+        case AVAHI_ENTRY_GROUP_COLLISION: handle(.nameCollision(byThisHost: false))
         case AVAHI_ENTRY_GROUP_FAILURE:
             let reason = client.map { Self.describe(avahi_client_errno($0)) } ?? "no client"
             handle(.publishFailed(reason: reason))
@@ -194,7 +194,7 @@ public final class ZeroconfPublisher: @unchecked Sendable {
         let added = avahi_entry_group_add_service_strlst(
             group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(0),
             name, PublicationMachine.serviceType, nil, nil, machine.port, nil)
-        if added == Int32(AVAHI_ERR_COLLISION) { return handle(.nameCollision) }
+        if added == Int32(AVAHI_ERR_COLLISION) { return handle(.nameCollision(byThisHost: true)) }
         if added < 0 { return handle(.publishFailed(reason: Self.describe(added))) }
         let committed = avahi_entry_group_commit(group)
         if committed < 0 { handle(.publishFailed(reason: Self.describe(committed))) }

@@ -84,11 +84,34 @@ def test_a_taken_name_gets_avahis_alternative(netns):
         assert netns.wait_for_service("Living room").port == 6600
         first = netns.tonearm('zeroconf_name "Living room"\n')
         assert netns.wait_for_service("Living room #2").port == first.port
-        assert "the name 'Living room' is taken, renaming the service to 'Living room #2'" in first.log_text()
+        assert ("the name 'Living room' is taken by another service on this host, renaming the service to"
+                " 'Living room #2'") in first.log_text()
         # A second Tonearm of the same name steps over both.
         second = netns.tonearm('zeroconf_name "Living room"\n')
         assert netns.wait_for_service("Living room #3").port == second.port
         assert [a.port for a in netns.browse() if a.name == "Living room"] == [6600]
+    finally:
+        other.terminate()
+        other.wait()
+
+
+def test_a_name_taken_by_another_host_gets_avahis_alternative(netns, tmp_path):
+    # Two hosts on one link: the peer namespace holds the other end of the veth pair, with a
+    # bus and an avahi-daemon of its own, and announces the name first.
+    peer = netns.split_off(tmp_path / "peer")
+    for host in (netns, peer):
+        host.start_bus()
+        host.start_avahi()
+    other = peer.popen("avahi-publish", "--service", "Kitchen", "_mpd._tcp", "6600")
+    try:
+        seen = netns.wait_for_service("Kitchen")
+        assert (seen.address, seen.port) == ("10.213.7.2", 6600)
+        server = netns.tonearm('zeroconf_name "Kitchen"\n')
+        ours = netns.wait_for_service("Kitchen #2")
+        assert (ours.address, ours.port) == ("10.213.7.1", server.port)
+        assert "the name 'Kitchen' is taken on the network, renaming the service to 'Kitchen #2'" in server.log_text()
+        # The other host sees it under that name too.
+        assert peer.wait_for_service("Kitchen #2").port == server.port
     finally:
         other.terminate()
         other.wait()

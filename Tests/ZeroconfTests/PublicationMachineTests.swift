@@ -79,8 +79,16 @@ struct PublicationMachineTests {
     func collisionRenames() {
         var machine = PublicationMachine(name: "Living room", port: 1)
         _ = machine.handle(.daemonRunning)
-        #expect(published(machine.handle(.nameCollision)) == ["Living room #2"])
-        #expect(published(machine.handle(.nameCollision)) == ["Living room #3"])
+        let local = machine.handle(.nameCollision(byThisHost: true))
+        #expect(local == [
+            .log(.warning, "the name 'Living room' is taken by another service on this host, renaming the service to 'Living room #2'"),
+            .publish(name: "Living room #2"),
+        ])
+        let remote = machine.handle(.nameCollision(byThisHost: false))
+        #expect(remote == [
+            .log(.warning, "the name 'Living room #2' is taken on the network, renaming the service to 'Living room #3'"),
+            .publish(name: "Living room #3"),
+        ])
         #expect(machine.name == "Living room #3")
         // The renamed service keeps its name when the daemon restarts.
         _ = machine.handle(.clientFailed(reason: "gone", disconnected: true))

@@ -44,9 +44,10 @@ BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Config
 """
 
 AVAHI_CONFIG = """[server]
+host-name={host_name}
 use-ipv4=yes
 use-ipv6=no
-allow-interfaces=veth0
+allow-interfaces={interface}
 enable-dbus=yes
 [wide-area]
 enable-wide-area=no
@@ -69,6 +70,10 @@ def poll(what: str, check, timeout: float = TIMEOUT, interval: float = 0.2):
         if time.monotonic() > deadline:
             raise AssertionError(f"waited {timeout} s for {what}")
         time.sleep(interval)
+
+
+def _ip(*args):
+    subprocess.run(["ip", *args], check=True, capture_output=True)
 
 
 def running(pid: int) -> bool:
@@ -100,24 +105,41 @@ class Announcement:
 class Namespace:
     """A network namespace with a private /run, and the daemons started inside it."""
 
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, interface: str = "veth0", host_name: str = "tonearm-a"):
         self.workdir = workdir
         self.name = f"tonearm-zc-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.servers: list[TonearmServer] = []
+        self.peers: list[Namespace] = []
         self.holder = None
         self.bus_pid = None
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "bus.conf").write_text(BUS_CONFIG)
-        (workdir / "avahi-daemon.conf").write_text(AVAHI_CONFIG)
+        (workdir / "avahi-daemon.conf").write_text(AVAHI_CONFIG.format(interface=interface, host_name=host_name))
 
     def create(self):
-        run = lambda *cmd: subprocess.run(cmd, check=True, capture_output=True)  # noqa: E731
-        run("ip", "netns", "add", self.name)
-        run("ip", "-n", self.name, "link", "add", "veth0", "type", "veth", "peer", "name", "veth1")
-        run("ip", "-n", self.name, "addr", "add", "10.213.7.1/24", "dev", "veth0")
-        run("ip", "-n", self.name, "addr", "add", "10.213.7.2/24", "dev", "veth1")
+        """The namespace with both ends of the veth pair (veth0 10.213.7.1, veth1 10.213.7.2)."""
+        _ip("netns", "add", self.name)
+        _ip("-n", self.name, "link", "add", "veth0", "type", "veth", "peer", "name", "veth1")
+        _ip("-n", self.name, "addr", "add", "10.213.7.1/24", "dev", "veth0")
+        _ip("-n", self.name, "addr", "add", "10.213.7.2/24", "dev", "veth1")
         for link in ("lo", "veth0", "veth1"):
-            run("ip", "-n", self.name, "link", "set", link, "up")
+            _ip("-n", self.name, "link", "set", link, "up")
+        self._hold()
+
+    def split_off(self, workdir: Path) -> "Namespace":
+        """A second namespace that takes veth1: two hosts on one link, each with its own bus
+        and avahi-daemon (host name `tonearm-b`). Destroyed with this one."""
+        peer = Namespace(workdir, interface="veth1", host_name="tonearm-b")
+        self.peers.append(peer)
+        _ip("netns", "add", peer.name)
+        _ip("-n", self.name, "link", "set", "veth1", "netns", peer.name)
+        _ip("-n", peer.name, "addr", "add", "10.213.7.2/24", "dev", "veth1")
+        for link in ("lo", "veth1"):
+            _ip("-n", peer.name, "link", "set", link, "up")
+        peer._hold()
+        return peer
+
+    def _hold(self):
         # `ip netns exec` gives the holder a mount namespace of its own (slave of the host's),
         # so the tmpfs over /run exists only there; everything else joins it by the holder's pid.
         self.holder = subprocess.Popen(
@@ -195,6 +217,13 @@ class Namespace:
         return server
 
     def destroy(self):
+        try:
+            for peer in self.peers:
+                peer.destroy()
+        finally:
+            self._destroy_own()
+
+    def _destroy_own(self):
         for server in self.servers:
             if server.process.poll() is None:
                 server.process.kill()
