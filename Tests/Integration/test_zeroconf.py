@@ -76,6 +76,19 @@ def test_announced_again_after_the_system_bus_restarts(netns):
     assert server.log_count("Avahi is not available") == 1
 
 
+def test_announced_again_under_the_daemons_new_host_name(netns):
+    netns.start_bus()
+    netns.start_avahi()
+    server = netns.tonearm('zeroconf_name "Renamed"\n')
+    assert netns.wait_for_service("Renamed").host == "tonearm-a.local"
+    # The daemon re-registers (AVAHI_CLIENT_S_REGISTERING): the service is withdrawn and added
+    # again once it runs, so that it points at the new host name.
+    netns.run("avahi-set-host-name", "tonearm-renamed")
+    poll("the service on the new host name",
+         lambda: any(a.name == "Renamed" and a.host == "tonearm-renamed.local" for a in netns.browse()))
+    poll("the second announcement", lambda: server.log_count("announced 'Renamed'") == 2)
+
+
 def test_a_taken_name_gets_avahis_alternative(netns):
     netns.start_bus()
     netns.start_avahi()

@@ -98,6 +98,7 @@ class Announcement:
     protocol: str
     name: str
     type: str
+    host: str
     address: str
     port: int
 
@@ -190,8 +191,8 @@ class Namespace:
         for line in out.stdout.splitlines():
             fields = line.split(";")
             if fields[0] == "=" and len(fields) >= 9:
-                found.append(Announcement(fields[1], fields[2], unescape(fields[3]), fields[4], fields[7],
-                                          int(fields[8])))
+                found.append(Announcement(fields[1], fields[2], unescape(fields[3]), fields[4], fields[6],
+                                          fields[7], int(fields[8])))
         return found
 
     def wait_for_service(self, name: str) -> Announcement:
