@@ -62,7 +62,7 @@ let package = Package(
         ),
         .target(
             name: "Zeroconf",
-            dependencies: ["CAvahi"],
+            dependencies: ["CAvahi", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -79,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "tonearm",
             dependencies: [
-                "Server", "Configuration", "Playback", "MediaLibrary",
+                "Server", "Configuration", "Playback", "MediaLibrary", "Zeroconf",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -111,6 +111,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strictSettings),
+        .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf"], swiftSettings: strictSettings),
         .testTarget(
             name: "ServerTests",
             dependencies: ["Server", "Playback", "Zeroconf", "MPDProtocol"],

@@ -23,7 +23,7 @@ public final class TonearmServer: Service {
     private let hostPermissions: HostPermissionMatcher
     private let listeners: ListenerSet
     private let boundAddresses = Mutex<[SocketAddress]>([])
-    private let onListening: @Sendable () -> Void
+    private let onListening: @Sendable (_ tcpPorts: [Int]) -> Void
     /// The sockets systemd passed, taken when the server is made: before the state file is
     /// restored, since a restored `play` may start a pipe output, which must inherit neither
     /// the descriptors nor the variables.
@@ -37,7 +37,9 @@ public final class TonearmServer: Service {
     ///   - stickers: the sticker database (`sticker_file`), if there is one.
     ///   - idleBus: where the rest of the server raises idle events.
     ///   - eventLoopGroup: the loops that run the sockets.
-    ///   - onListening: called once every listener accepts connections (for `READY=1`).
+    ///   - onListening: called once every listener accepts connections, with the TCP ports among
+    ///     them (the real ones, also with `--port 0`; none for Unix sockets): for `READY=1`, and
+    ///     what Zeroconf announces.
     public init(
         configuration: TonearmConfiguration,
         decoders: DecoderCatalog,
@@ -46,7 +48,7 @@ public final class TonearmServer: Service {
         idleBus: IdleBus = IdleBus(),
         logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        onListening: @escaping @Sendable () -> Void = {}
+        onListening: @escaping @Sendable (_ tcpPorts: [Int]) -> Void = { _ in }
     ) {
         let registry = ConnectionRegistry(limit: configuration.maxConnections)
         let listeners = ListenerSet()
@@ -94,7 +96,8 @@ public final class TonearmServer: Service {
                 }
             }
         }
-        onListening()
+        // A Unix socket's address has no port, configured or passed by systemd.
+        onListening(bound.compactMap { listener in listener.channel.channel.localAddress?.port })
         let session = ClientSession(server: context, registry: registry, logger: logger)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in

@@ -1,5 +1,9 @@
 import CAvahi
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The name under which the server is announced on the LAN (`zeroconf_name`).
 public struct ZeroconfServiceName: Sendable, Equatable, CustomStringConvertible {
     /// The name with `%h` already replaced by the host name.
@@ -17,5 +21,18 @@ public struct ZeroconfServiceName: Sendable, Equatable, CustomStringConvertible 
         value = expanded
     }
 
+    /// Expands `template` with this machine's host name (`gethostname`, as MPD).
+    public init?(template: String) {
+        self.init(template: template, hostName: Self.systemHostName())
+    }
+
     public var description: String { value }
+
+    /// This machine's host name, or `localhost` if it has none.
+    public static func systemHostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "localhost" : name
+    }
 }

@@ -8,6 +8,7 @@ import Playback
 import Server
 import ServiceLifecycle
 import UnixSignals
+import Zeroconf
 
 /// `tonearm`: runs the music server in the foreground until SIGTERM, SIGINT or `kill`.
 @main
@@ -64,11 +65,15 @@ struct TonearmCommand: AsyncParsableCommand {
         let idleBus = IdleBus()
         let stickers = openStickers(settings, logger: logger)
         let library = openLibrary(settings, decoders: decoders, stickers: stickers, idleBus: idleBus, logger: logger)
+        let (listening, announce) = ZeroconfService.listeningStream()
         let server = TonearmServer(
             configuration: settings, decoders: decoders, library: library, stickers: stickers, idleBus: idleBus,
             logger: logger,
             // The state file is restored before the group (and so the server) starts.
-            onListening: { notifier?.notify("READY=1") }
+            onListening: { ports in
+                notifier?.notify("READY=1")
+                announce(ports)
+            }
         )
         if let library {
             do {
@@ -94,6 +99,16 @@ struct TonearmCommand: AsyncParsableCommand {
             // server stops.
             services.append(.init(service: AutoUpdateService(library: library, maxDepth: settings.autoUpdateDepth,
                                                              logger: logger)))
+        }
+        if settings.zeroconfEnabled {
+            if let name = ZeroconfServiceName(template: settings.zeroconfName) {
+                // Late in the list, so the group stops it early: the announcement goes before the
+                // server does.
+                services.append(.init(service: ZeroconfService(name: name, listening: listening, logger: logger)))
+            } else {
+                // As MPD: logged, and the server runs unannounced.
+                logger.error("invalid zeroconf_name \"\(settings.zeroconfName)\"; the server is not announced")
+            }
         }
         if let notifier {
             // Last, so that it hears of the shutdown first and systemd knows at once.
