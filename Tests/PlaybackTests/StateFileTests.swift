@@ -117,4 +117,34 @@ import Testing
         #expect(cut.partitions.first?.state.entries == [.init(uri: "b.flac")])
         #expect(StateFile.parseServer("partition_begin: \n\tstate: play\npartition_end\n").partitions.isEmpty)
     }
+
+    @Test func newerMPDsPartitionSectionsAreRead() {
+        let text = """
+            sw_volume: 75
+            audio_device_state:0:out
+            state: stop
+            playlist_begin
+            0:a.flac
+            playlist_end
+            partition: secondary
+            sw_volume: 40
+            audio_device_state:1:out
+            state: pause
+            current: 0
+            time: 3
+            repeat: 1
+            playlist_begin
+            0:b.flac
+            playlist_end
+            partition: third
+            state: stop
+            """
+        let state = StateFile.parseServer(text)
+        #expect(state.main.softwareVolume == 75 && state.main.entries == [.init(uri: "a.flac")])
+        #expect(state.partitions.map(\.name) == ["secondary", "third"])
+        let secondary = state.partitions[0].state
+        #expect(secondary.softwareVolume == 40 && secondary.state == .pause && secondary.repeatMode)
+        #expect(secondary.entries == [.init(uri: "b.flac")])
+        #expect(secondary.outputs.map(\.name) == ["out"] && secondary.outputs.map(\.enabled) == [true])
+    }
 }

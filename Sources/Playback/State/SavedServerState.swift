@@ -38,6 +38,8 @@ public struct SavedServerState: Sendable, Equatable {
 extension StateFile {
     static let partitionBegin = "partition_begin: "
     static let partitionEnd = "partition_end"
+    /// How an MPD newer than 0.24 starts a partition's section.
+    static let partitionSection = "partition: "
 
     /// The file's text for the whole server.
     public static func render(_ state: SavedServerState) -> String {
@@ -52,22 +54,30 @@ extension StateFile {
         return text
     }
 
-    /// Parses a whole state file: MPD's (the default partition only) or Tonearm's. A block
-    /// without its end runs to the end of the file; an unnamed one is skipped.
+    /// Parses a whole state file: MPD's (the default partition only), Tonearm's, or one from
+    /// an MPD newer than 0.24, which starts each other partition with a `partition: NAME` line
+    /// followed by that partition's lines unindented (so those files restore their partitions
+    /// rather than pour them into the default one). A Tonearm block without its end runs to
+    /// the end of the file; an unnamed partition is skipped.
     public static func parseServer(_ text: String) -> SavedServerState {
+        enum Target { case main, block, section }
         var main: [Substring] = []
         var partitions: [(name: String, lines: [Substring])] = []
-        var inBlock = false
+        var target = Target.main
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix(partitionBegin) {
                 partitions.append((String(line.dropFirst(partitionBegin.count)), []))
-                inBlock = true
-            } else if inBlock && line == partitionEnd {
-                inBlock = false
-            } else if inBlock {
-                partitions[partitions.count - 1].lines.append(line.hasPrefix("\t") ? line.dropFirst() : line)
-            } else {
+                target = .block
+            } else if target == .block && line == partitionEnd {
+                target = .main
+            } else if target != .block && line.hasPrefix(partitionSection) {
+                partitions.append((String(line.dropFirst(partitionSection.count)), []))
+                target = .section
+            } else if target == .main {
                 main.append(line)
+            } else {
+                partitions[partitions.count - 1].lines.append(
+                    target == .block && line.hasPrefix("\t") ? line.dropFirst() : line)
             }
         }
         return SavedServerState(
