@@ -14,7 +14,7 @@ extension DecodingPipeline {
         var volume = SoftwareVolume()
     }
 
-    func outputLoop(_ index: Int, reader: Int) {
+    func outputLoop(_ index: Int, reader: Int?) {
         let output = outputs[index]
         // Room for a chunk widened from 16-bit samples to 32-bit ones.
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.chunkSize * 2, alignment: 16)
@@ -47,6 +47,7 @@ extension DecodingPipeline {
                 thread.reader = handedReaders[index] ?? buffer.addReader()
                 handedReaders[index] = nil
                 holding[index] = thread.reader != nil
+                lock.broadcast()  // a decoder that had no reader to decode for may go on
                 thread.seenGeneration = generation
                 thread.currentToken = nil
                 chooseReference()

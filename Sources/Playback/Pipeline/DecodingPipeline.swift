@@ -126,8 +126,11 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         startThread(name: "tonearm.decoder") { [self] in decoderLoop() }
         // Readers are registered before any thread runs, so no output misses the first chunks.
         for index in outputs.indices {
-            guard let reader = buffer.addReader() else { break }
-            holding[index] = true
+            // Only an output this pipeline holds reads from the start; another one's thread
+            // waits for `attachOutput`, and the decoder never waits for it.
+            let reader = attached ? buffer.addReader() : nil
+            if attached && reader == nil { break }
+            holding[index] = reader != nil
             startThread(name: "tonearm.output.\(index)") { [self] in outputLoop(index, reader: reader) }
         }
         startThread(name: "tonearm.pipeline.events") { [self] in dispatchLoop() }
