@@ -380,3 +380,31 @@ def test_mpd_reads_the_default_partition_from_tonearms_state_file(make_player_se
             assert c.command("listpartitions") == ["partition: default", "OK"]
             assert status(c)["state"] == "stop"
             assert outputs(c) == [("0", "one", "null", "1"), ("1", "two", "null", "1")]
+
+
+def test_an_alsa_device_moves_between_partitions(make_audio_server, audio_library, tmp_path):
+    """A real ALSA device (the `null` PCM) closes in one partition's pipeline and opens in
+    another's: each partition plays its song through it without an error, while the default
+    partition's pipe output still receives exactly its own song."""
+    capture = tmp_path / "pcm.raw"
+    card = 'audio_output {\n type "alsa"\n name "card"\n device "null"\n mixer_type "none"\n}\n'
+    server = make_audio_server(audio.pipe_output(capture, name="first") + card)
+    with server.connect() as c, server.connect() as d:
+        assert d.command("newpartition x") == ["OK"]
+        assert d.command("partition x") == ["OK"]
+        assert d.command("moveoutput card") == ["OK"]
+        assert outputs(d) == [("0", "card", "alsa", "1")]
+        assert d.command('add "tone.flac"') == ["OK"]
+        assert c.command('add "long.flac"') == ["OK"]
+        assert d.command("play") == ["OK"]
+        assert c.command("play") == ["OK"]
+        wait_state(d, "stop")
+        wait_state(c, "stop")
+        assert "error" not in status(d) and "error" not in status(c)
+        assert c.command("moveoutput card") == ["OK"]
+        assert outputs(c) == [("0", "first", "pipe", "1"), ("1", "card", "alsa", "1")]
+        assert c.command("play") == ["OK"]
+        wait_state(c, "stop")
+        assert "error" not in status(c)
+    long_pcm = audio.decode(audio_library.music / "long.flac")
+    assert audio.read_settled(capture, 2 * len(long_pcm)) == long_pcm + long_pcm
