@@ -408,3 +408,19 @@ def test_an_alsa_device_moves_between_partitions(make_audio_server, audio_librar
         assert "error" not in status(c)
     long_pcm = audio.decode(audio_library.music / "long.flac")
     assert audio.read_settled(capture, 2 * len(long_pcm)) == long_pcm + long_pcm
+
+
+def test_channels_belong_to_the_partition(server):
+    """Client-to-client messages stay inside a partition: another partition's clients see
+    neither its channels nor its subscribers."""
+    with server.connect() as c, server.connect() as d:
+        assert c.command("subscribe news") == ["OK"]
+        assert c.command("newpartition x") == ["OK"]
+        assert d.command("partition x") == ["OK"]
+        assert d.command("channels") == ["OK"]
+        assert d.command("sendmessage news hello") == [
+            "ACK [50@0] {sendmessage} nobody is subscribed to this channel"]
+        assert d.command("partition default") == ["OK"]
+        assert d.command("channels") == ["channel: news", "OK"]
+        assert d.command("sendmessage news hello") == ["OK"]
+        assert c.command("readmessages") == ["channel: news", "message: hello", "OK"]
