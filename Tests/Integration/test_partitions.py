@@ -281,13 +281,16 @@ def test_two_partitions_play_at_the_same_time(make_player_server):
 
 def test_a_partition_without_outputs_pauses_with_mpds_error(make_player_server):
     """As MPD: `play` in a partition that holds no output is accepted, then the player pauses
-    on the song with `All audio outputs are disabled`; an output moved in lets it play."""
+    on the song with `All audio outputs are disabled`; an output moved in lets it play. (MPD
+    sometimes finds out before `play` answers, and answers with that error as an ACK; Tonearm
+    always answers OK.)"""
     server = make_player_server(output=TWO_NULLS)
     with server.connect() as c:
         assert c.command("newpartition x") == ["OK"]
         assert c.command("partition x") == ["OK"]
         assert c.command(f'add "{LONG}"') == ["OK"]
-        assert c.command("play") == ["OK"]
+        answers = [["OK"]] + ([["ACK [5@0] {play} All audio outputs are disabled"]] if server.kind == "mpd" else [])
+        assert c.command("play") in answers
         paused = wait_status(c, lambda s: s["state"] == "pause", what="the pause")
         assert paused["song"] == "0" and paused["error"] == "All audio outputs are disabled"
         assert c.command("moveoutput one") == ["OK"]
