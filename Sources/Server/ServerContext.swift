@@ -27,13 +27,10 @@ public final class ServerContext: Sendable {
     let playStatistics: PlayStatistics?
     /// When the server started, for `stats`' `uptime`.
     public let startTime = ContinuousClock.now
-    /// The default partition's player: its queue, playback and volume.
-    public let player: PlayerController
+    /// The partitions, each with its queue, player, mixer and outputs; `default` first.
+    public let partitions: PartitionSet
     /// The stored playlists in `playlist_directory`; changes raise idle `stored_playlist`.
     public let storedPlaylists: StoredPlaylists
-    /// The audio outputs (`outputs`, `enableoutput`, …); `nil` when the player runs on the
-    /// clock-paced stand-in without devices (unit tests).
-    public let outputs: (any AudioOutputControl)?
     private let shutdown: @Sendable () -> Void
 
     /// Creates the shared context.
@@ -46,26 +43,45 @@ public final class ServerContext: Sendable {
         decoders: DecoderCatalog,
         library: MediaLibrary? = nil,
         stickers: StickerStore? = nil,
-        audio: DecodingPipeline? = nil,
+        audio: AudioSetup? = nil,
         logger: Logger = Logger(label: "tonearm"),
         shutdown: @escaping @Sendable () -> Void
     ) {
         self.library = library
         self.stickers = stickers
-        outputs = audio
         let musicDirectory = configuration.musicDirectory
         let statistics = configuration.stickerPlayStats
             ? stickers.map { PlayStatistics(stickers: $0, idleBus: idleBus, logger: logger) } : nil
         playStatistics = statistics
-        player = PlayerController(
-            maximumLength: configuration.maxPlaylistLength,
-            pipeline: audio ?? PacedNullPipeline(),
-            hasMixer: audio?.hasMixer ?? Self.hasMixer(configuration),
-            replayGainMode: configuration.replayGain,
-            path: { uri in library?.absolutePath(of: uri) ?? musicDirectory + "/" + uri },
-            notify: { [idleBus] events in idleBus.emit(events, partition: "default") },
-            listened: { listening in statistics?.record(listening) }
-        )
+        // Every partition's player is made alike; only the default one starts with the
+        // outputs (a new partition has none until `moveoutput`, as in MPD).
+        let makePartition: @Sendable (String, DecodingPipeline?) -> Partition = { name, pipeline in
+            let player = PlayerController(
+                partition: name,
+                maximumLength: configuration.maxPlaylistLength,
+                pipeline: pipeline ?? PacedNullPipeline(),
+                hasMixer: pipeline?.hasMixer ?? (name == "default" && Self.hasMixer(configuration)),
+                replayGainMode: configuration.replayGain,
+                path: { uri in library?.absolutePath(of: uri) ?? musicDirectory + "/" + uri },
+                notify: { [idleBus] events in idleBus.emit(events, partition: name) },
+                listened: { listening in statistics?.record(listening) }
+            )
+            let devices = name == "default" ? Array((pipeline?.outputStatuses ?? []).indices) : []
+            return Partition(name: name, player: player, pipeline: pipeline, devices: devices)
+        }
+        let defaultPipeline = audio?.pipeline
+        partitions = PartitionSet(default: makePartition("default", defaultPipeline), idleBus: idleBus) { name in
+            makePartition(name, audio.map { audio in audio.makePipeline() })
+        }
+        // `partition` blocks: made at start, as MPD makes them (bad names are refused the
+        // way `newpartition` refuses them).
+        for name in configuration.partitions {
+            do {
+                try partitions.create(name)
+            } catch {
+                logger.error("partition \(name.mpdQuoted): \(error.message)")
+            }
+        }
         storedPlaylists = StoredPlaylists(
             directory: configuration.playlistDirectory,
             maximumLength: configuration.maxPlaylistLength,
@@ -107,8 +123,17 @@ public final class ServerContext: Sendable {
         }
     }
 
+    /// The partition a session is in (`default` should it be gone, which `delpartition`
+    /// prevents while the partition has clients).
+    public func partition(for session: SessionState) -> Partition {
+        partitions.named(session.partition) ?? partitions.defaultPartition
+    }
+
     /// The player of the partition a session is in.
-    public func player(for session: SessionState) -> PlayerController { player }
+    public func player(for session: SessionState) -> PlayerController { partition(for: session).player }
+
+    /// The default partition's player.
+    public var player: PlayerController { partitions.defaultPartition.player }
 
     /// Asks the server to shut down cleanly.
     public func requestShutdown() { shutdown() }
@@ -116,5 +141,32 @@ public final class ServerContext: Sendable {
     /// The permissions a client with `password` gets, or `nil` when no password matches.
     public func permissions(forPassword password: String) -> Permissions? {
         configuration.passwords.first { $0.password == password }?.permissions
+    }
+}
+
+/// The real audio a server plays through: the default partition's pipeline, and how to make
+/// one over the same devices for each new partition.
+public struct AudioSetup: Sendable {
+    /// The default partition's pipeline, holding every device at start.
+    public let pipeline: DecodingPipeline
+    /// Makes a pipeline that holds no device (a new partition's).
+    public let makePipeline: @Sendable () -> DecodingPipeline
+
+    /// Creates the setup.
+    public init(pipeline: DecodingPipeline, makePipeline: @escaping @Sendable () -> DecodingPipeline) {
+        self.pipeline = pipeline
+        self.makePipeline = makePipeline
+    }
+
+    /// The pipelines of the configured `audio_output` blocks, with the FFmpeg decoder.
+    /// - Parameter report: receives the outputs that cannot be set up and every playback
+    ///   failure: the server's log.
+    public static func make(configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void) -> AudioSetup {
+        let devices = OutputDevices(configuration: configuration, report: report)
+        return AudioSetup(
+            pipeline: DecodingPipeline.make(devices: devices, attached: true, configuration: configuration, report: report),
+            makePipeline: {
+                DecodingPipeline.make(devices: devices, attached: false, configuration: configuration, report: report)
+            })
     }
 }

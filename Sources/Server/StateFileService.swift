@@ -1,34 +1,36 @@
 public import Logging
 public import MediaLibrary
-public import Playback
+import MPDProtocol
+import Playback
 public import ServiceLifecycle
 
-/// Keeps the player's state in `state_file` (MPD's `StateFile`): restores it at start, writes
-/// it every `state_file_interval` while it changes, and once more at shutdown, so a restart —
-/// or a crash, within one interval — keeps the queue and the position.
+/// Keeps the partitions' state in `state_file` (MPD's `StateFile`): restores it at start,
+/// writes it every `state_file_interval` while it changes, and once more at shutdown, so a
+/// restart — or a crash, within one interval — keeps the queues, the positions and which
+/// partition holds which output.
+///
+/// The default partition is written in MPD's format; the others follow in Tonearm's blocks
+/// (``SavedServerState``), which MPD skips.
 public struct StateFileService: Service {
     private let path: String
     private let interval: Duration
     private let restorePaused: Bool
-    private let player: PlayerController
+    private let partitions: PartitionSet
     private let library: MediaLibrary?
     private let logger: Logger
-    private let outputs: [(name: String, enabled: Bool)]
 
     /// Creates the service.
     /// - Parameters:
     ///   - interval: `state_file_interval` in seconds (at least 1).
     ///   - restorePaused: `restore_paused`: start paused where the file says playing.
-    ///   - outputs: the configured outputs' names and states, for `audio_device_state`.
     public init(
-        path: String, interval: Int, restorePaused: Bool, outputs: [(name: String, enabled: Bool)],
-        player: PlayerController, library: MediaLibrary?, logger: Logger
+        path: String, interval: Int, restorePaused: Bool, partitions: PartitionSet, library: MediaLibrary?,
+        logger: Logger
     ) {
-        self.outputs = outputs
         self.path = path
         self.interval = .seconds(max(1, interval))
         self.restorePaused = restorePaused
-        self.player = player
+        self.partitions = partitions
         self.library = library
         self.logger = logger
     }
@@ -36,11 +38,11 @@ public struct StateFileService: Service {
     /// Saves on change until graceful shutdown, then saves a last time. Call ``restore()``
     /// first, before clients can connect.
     public func run() async throws {
-        try? await cancelWhenGracefulShutdown { [player] in
-            var saved = player.stateFingerprint()
+        try? await cancelWhenGracefulShutdown { [self] in
+            var saved = fingerprint()
             while !Task.isCancelled {
                 try await Task.sleep(for: interval)
-                let now = player.stateFingerprint()
+                let now = fingerprint()
                 if now != saved {
                     write()
                     saved = now
@@ -50,26 +52,80 @@ public struct StateFileService: Service {
         write()
     }
 
-    /// Reads the file and gives the player its queue back; songs no longer in the database
-    /// are skipped.
+    /// Reads the file and gives each partition its queue and outputs back, making the
+    /// partitions it names; songs no longer in the database are skipped.
     public func restore() async {
-        guard let state = StateFile.read(from: path) else { return }
+        guard let saved = StateFile.readServer(from: path) else { return }
+        let main = partitions.defaultPartition
+        await restore(saved.main, into: main)
+        // As MPD reads `audio_device_state`: only a disabled output changes anything.
+        for output in saved.main.outputs where !output.enabled {
+            if let id = main.outputStatuses.first(where: { $0.name == output.name })?.id {
+                _ = main.setOutput(id, enabled: false)
+            }
+        }
+        for block in saved.partitions {
+            var found = partitions.named(block.name)
+            do {
+                if found == nil { found = try partitions.create(block.name) }
+            } catch {
+                logger.error("state file: partition \(block.name): \(error.message)")
+                continue
+            }
+            guard let partition = found else { continue }
+            // The outputs first, so that a partition restored playing or paused sends its
+            // song to them from the first chunk.
+            for output in block.state.outputs {
+                do {
+                    try partitions.moveOutput(named: output.name, into: partition)
+                    if let id = partition.outputStatuses.first(where: { $0.name == output.name })?.id {
+                        _ = partition.setOutput(id, enabled: output.enabled)
+                    }
+                } catch {
+                    logger.warning("state file: output \(output.name) for partition \(block.name): \(error.message)")
+                }
+            }
+            await restore(block.state, into: partition)
+        }
+    }
+
+    private func restore(_ state: SavedPlayerState, into partition: Partition) async {
         var songs: [Song?] = []
         songs.reserveCapacity(state.entries.count)
         for entry in state.entries {
             songs.append(try? await library?.song(at: entry.uri))
         }
-        player.restore(state, songs: songs, restorePaused: restorePaused)
-        logger.info("restored \(songs.compactMap { $0 }.count) of \(state.entries.count) queued songs from \(path)")
+        partition.player.restore(state, songs: songs, restorePaused: restorePaused)
+        logger.info("""
+            restored \(songs.compactMap { $0 }.count) of \(state.entries.count) queued songs \
+            of partition \(partition.name) from \(path)
+            """)
+    }
+
+    /// What the file would say, minus the parts that change by themselves.
+    private func fingerprint() -> [[Int]] {
+        partitions.all.map { partition in
+            partition.player.stateFingerprint() + [partition.name.hashValue]
+                + partition.outputStatuses.map { $0.name.hashValue &+ ($0.enabled ? 1 : 0) &+ ($0.plugin.hashValue) }
+        }
     }
 
     private func write() {
         do {
-            var state = player.savedState()
-            state.outputs = outputs
-            try StateFile.write(state, to: path)
+            let all = partitions.all
+            try StateFile.write(
+                SavedServerState(main: saved(all[0]),
+                                 partitions: all.dropFirst().map { .init(name: $0.name, state: saved($0)) }),
+                to: path)
         } catch {
             logger.error("cannot write the state file \(path): \(error)")
         }
+    }
+
+    /// A partition's state with the outputs it holds, in its order.
+    private func saved(_ partition: Partition) -> SavedPlayerState {
+        var state = partition.player.savedState()
+        state.outputs = partition.heldOutputStatuses.map { ($0.name, $0.enabled) }
+        return state
     }
 }

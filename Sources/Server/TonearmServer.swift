@@ -67,7 +67,7 @@ public final class TonearmServer: Service {
             decoders: decoders,
             library: library,
             stickers: stickers,
-            audio: DecodingPipeline.make(configuration: configuration) { problem in logger.error("\(problem)") },
+            audio: AudioSetup.make(configuration: configuration) { problem in logger.error("\(problem)") },
             logger: logger
         ) {
             listeners.closeAll()

@@ -88,8 +88,7 @@ struct TonearmCommand: AsyncParsableCommand {
         if let stateFile = settings.stateFile {
             let keeper = StateFileService(
                 path: stateFile, interval: settings.stateFileInterval, restorePaused: settings.restorePaused,
-                outputs: settings.audioOutputs.map { ($0.name, $0.enabled) },
-                player: server.context.player, library: library, logger: logger)
+                partitions: server.context.partitions, library: library, logger: logger)
             // Restored before the server listens, as MPD does, so no client sees an empty queue.
             await keeper.restore()
             services.append(.init(service: keeper))

@@ -230,3 +230,18 @@ def test_software_volume_survives_a_restart(make_player_server):
     assert state_lines(server)[:2] == ["sw_volume: 40", "audio_device_state:1:null"]
     with server.connect() as c:
         assert status(c)["volume"] == "40" and c.command("getvol") == ["volume: 40", "OK"]
+
+
+def test_a_disabled_output_stays_disabled_across_a_restart(make_player_server):
+    """`audio_device_state:0:NAME` is the output's state when the server stopped, and a disabled
+    output is disabled again at start."""
+    two = ('audio_output {\n type "null"\n name "one"\n}\n'
+           'audio_output {\n type "null"\n name "two"\n}\n')
+    server = make_player_server(output=two)
+    with server.connect() as c:
+        assert c.command("disableoutput 1") == ["OK"]
+    restart(server)
+    assert state_lines(server)[1:3] == ["audio_device_state:1:one", "audio_device_state:0:two"]
+    with server.connect() as c:
+        assert [line for line in c.command("outputs") if line.startswith("outputenabled")] == [
+            "outputenabled: 1", "outputenabled: 0"]

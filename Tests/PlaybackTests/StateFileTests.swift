@@ -77,3 +77,74 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["state"])
     }
 }
+
+/// The other partitions' blocks (Tonearm's extension of MPD's format).
+@Suite struct PartitionStateFileTests {
+    func sample() -> SavedServerState {
+        var main = SavedPlayerState()
+        main.entries = [.init(uri: "a.flac")]
+        main.outputs = [("one", true)]
+        var radio = SavedPlayerState()
+        radio.state = .pause
+        radio.current = 1
+        radio.elapsed = 2.5
+        radio.repeatMode = true
+        radio.outputs = [("two", false)]
+        radio.entries = [.init(uri: "b.flac", priority: 3), .init(uri: "c.flac", range: (1, 2))]
+        return SavedServerState(main: main, partitions: [.init(name: "radio", state: radio), .init(name: "e", state: .init())])
+    }
+
+    @Test func blocksRoundTrip() {
+        let state = sample()
+        #expect(StateFile.parseServer(StateFile.render(state)) == state)
+    }
+
+    @Test func blocksComeAfterTheDefaultPartitionIndentedSoMPDSkipsThem() {
+        let text = StateFile.render(sample())
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let begin = lines.firstIndex(of: "partition_begin: radio")!
+        #expect(lines[..<begin].last == "playlist_end")
+        #expect(lines[(begin + 1)...].allSatisfy { $0.hasPrefix("\t") || $0.hasPrefix("partition_") || $0.isEmpty })
+        // Read as MPD's format, the file is the default partition alone.
+        #expect(StateFile.parse(text).entries == [.init(uri: "a.flac")])
+        #expect(StateFile.parse(text).state == .stop)
+    }
+
+    @Test func anMPDFileHasNoOtherPartitionAndAnUnfinishedBlockStillReads() {
+        #expect(StateFile.parseServer("state: stop\nplaylist_begin\n0:a.flac\nplaylist_end\n").partitions.isEmpty)
+        let cut = StateFile.parseServer("state: stop\npartition_begin: r\n\tstate: pause\n\tplaylist_begin\n\t0:b.flac\n")
+        #expect(cut.partitions.map(\.name) == ["r"])
+        #expect(cut.partitions.first?.state.entries == [.init(uri: "b.flac")])
+        #expect(StateFile.parseServer("partition_begin: \n\tstate: play\npartition_end\n").partitions.isEmpty)
+    }
+
+    @Test func newerMPDsPartitionSectionsAreRead() {
+        let text = """
+            sw_volume: 75
+            audio_device_state:0:out
+            state: stop
+            playlist_begin
+            0:a.flac
+            playlist_end
+            partition: secondary
+            sw_volume: 40
+            audio_device_state:1:out
+            state: pause
+            current: 0
+            time: 3
+            repeat: 1
+            playlist_begin
+            0:b.flac
+            playlist_end
+            partition: third
+            state: stop
+            """
+        let state = StateFile.parseServer(text)
+        #expect(state.main.softwareVolume == 75 && state.main.entries == [.init(uri: "a.flac")])
+        #expect(state.partitions.map(\.name) == ["secondary", "third"])
+        let secondary = state.partitions[0].state
+        #expect(secondary.softwareVolume == 40 && secondary.state == .pause && secondary.repeatMode)
+        #expect(secondary.entries == [.init(uri: "b.flac")])
+        #expect(secondary.outputs.map(\.name) == ["out"] && secondary.outputs.map(\.enabled) == [true])
+    }
+}

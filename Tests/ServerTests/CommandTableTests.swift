@@ -27,6 +27,7 @@ struct CommandTableTests {
             "playlistdelete", "playlistlength", "playlistmove", "rename", "rm", "save", "searchaddpl", "searchplaylist",
             "sticker", "stickernames", "stickernamestypes", "stickertypes",
             "channels", "readmessages", "sendmessage", "subscribe", "unsubscribe",
+            "delpartition", "listpartitions", "moveoutput", "newpartition", "partition",
         ])
     }
 

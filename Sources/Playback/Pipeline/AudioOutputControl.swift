@@ -34,34 +34,32 @@ extension DecodingPipeline: AudioOutputControl {
     /// - Parameter report: receives one line per output that cannot be set up (it is left out)
     ///   and, later, every playback failure with its full reason: the server's log.
     public static func make(configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void) -> DecodingPipeline {
-        var blocks = configuration.audioOutputs
-        if blocks.isEmpty { blocks = [AudioOutputConfiguration(type: "alsa", name: "default")] }
-        var outputs: [Output] = []
-        for var block in blocks {
-            if block.format == nil { block.format = configuration.audioOutputFormat }
-            do {
-                let device = try OutputFactory.make(block, defaultMixerType: configuration.mixerType)
-                let mixerType = block.mixerType ?? configuration.mixerType
-                outputs.append(Output(
-                    name: block.name, plugin: block.type, sink: DeviceSink(device), format: block.format,
-                    softwareVolume: mixerType == .software, mixer: device.hardwareMixer,
-                    enabledAtStart: block.enabled))
-            } catch {
-                report("audio output \"\(block.name)\": \(error)")
-            }
-        }
-        return DecodingPipeline(outputs: outputs, bufferBytes: configuration.audioBufferSize,
-                                replayGain: ReplayGainSettings(configuration: configuration), log: report) { track in
+        make(devices: OutputDevices(configuration: configuration, report: report), attached: true,
+             configuration: configuration, report: report)
+    }
+
+    /// Builds a pipeline over devices shared with other partitions' pipelines.
+    /// - Parameter attached: whether it holds the devices at start (the default partition)
+    ///   or none of them (a new partition: `moveoutput` brings them).
+    public static func make(
+        devices: OutputDevices, attached: Bool, configuration: TonearmConfiguration,
+        report: @escaping @Sendable (String) -> Void
+    ) -> DecodingPipeline {
+        DecodingPipeline(outputs: devices.outputs, attached: attached, bufferBytes: configuration.audioBufferSize,
+                         replayGain: ReplayGainSettings(configuration: configuration), log: report) { track in
             try AudioDecoder(path: track.path)
         }
     }
 
+    /// Every device, by its index in the configuration; one this pipeline does not hold shows
+    /// as MPD shows a moved-away output: plugin `dummy`.
     public var outputStatuses: [OutputStatus] {
         lock.lock()
         defer { lock.unlock() }
         return outputs.indices.map {
-            OutputStatus(id: $0, name: outputs[$0].name, plugin: outputs[$0].plugin, enabled: enabled[$0],
-                         error: outputErrors[$0], hasMixer: outputs[$0].softwareVolume || outputs[$0].mixer != nil)
+            OutputStatus(id: $0, name: outputs[$0].name, plugin: attached[$0] ? outputs[$0].plugin : "dummy",
+                         enabled: enabled[$0], error: outputErrors[$0],
+                         hasMixer: attached[$0] && (outputs[$0].softwareVolume || outputs[$0].mixer != nil))
         }
     }
 
@@ -77,5 +75,9 @@ extension DecodingPipeline: AudioOutputControl {
         return true
     }
 
-    public var hasMixer: Bool { outputs.contains { $0.softwareVolume || $0.mixer != nil } }
+    public var hasMixer: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return outputs.indices.contains { attached[$0] && (outputs[$0].softwareVolume || outputs[$0].mixer != nil) }
+    }
 }

@@ -14,7 +14,7 @@ extension DecodingPipeline {
         var volume = SoftwareVolume()
     }
 
-    func outputLoop(_ index: Int, reader: Int) {
+    func outputLoop(_ index: Int, reader: Int?) {
         let output = outputs[index]
         // Room for a chunk widened from 16-bit samples to 32-bit ones.
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.chunkSize * 2, alignment: 16)
@@ -23,31 +23,38 @@ extension DecodingPipeline {
 
         lock.lock()
         while !shutdown {
-            guard let reader = thread.reader, enabled[index], !failedOutputs.contains(index) else {
+            guard let reader = thread.reader, enabled[index], attached[index], !failedOutputs.contains(index) else {
                 // Disabled or failed: release the device and wait; a failed output tries again
                 // with the next `play` (a new generation), as MPD retries it.
                 if let reader = thread.reader {
                     buffer.removeReader(reader)
                     thread.reader = nil
-                    lock.broadcast()  // the decoder may have waited for this reader
                     closeDevice(output, &thread)
+                    holding[index] = false
+                    // The decoder may have waited for this reader; a detach waits for the device.
+                    lock.broadcast()
                 }
                 // The generation the failure belongs to, recorded when it happened: a `play`
                 // that came before this thread got here must still count as the retry.
                 let generationAtFailure = failureGenerations[index] ?? generation
-                while !shutdown && !(enabled[index] && (!failedOutputs.contains(index) || generation != generationAtFailure)) {
+                while !shutdown
+                    && !(enabled[index] && attached[index]
+                         && (!failedOutputs.contains(index) || generation != generationAtFailure)) {
                     lock.wait()
                 }
                 if shutdown { break }
                 failedOutputs.remove(index)
-                thread.reader = buffer.addReader()
+                thread.reader = handedReaders[index] ?? buffer.addReader()
+                handedReaders[index] = nil
+                holding[index] = thread.reader != nil
+                lock.broadcast()  // a decoder that had no reader to decode for may go on
                 thread.seenGeneration = generation
                 thread.currentToken = nil
                 chooseReference()
                 continue
             }
             // Wait for a chunk, a flush, or the end of a pause.
-            while !shutdown && enabled[index] && generation == thread.seenGeneration
+            while !shutdown && enabled[index] && attached[index] && generation == thread.seenGeneration
                 && (paused || !buffer.hasChunk(reader: reader)) {
                 if paused && !thread.devicePaused && thread.device != nil {
                     lock.unlock()
@@ -57,7 +64,7 @@ extension DecodingPipeline {
                 }
                 lock.wait()
             }
-            if shutdown || !enabled[index] { continue }
+            if shutdown || !enabled[index] || !attached[index] { continue }
             if generation != thread.seenGeneration {
                 // Stop, seek or a new song: drop what the device holds; close it on stop.
                 thread.seenGeneration = generation
@@ -206,7 +213,7 @@ extension DecodingPipeline {
 
     /// The first enabled, working output keeps the time. Called with the lock held.
     func chooseReference() {
-        reference = outputs.indices.first { enabled[$0] && !failedOutputs.contains($0) }
+        reference = outputs.indices.first { enabled[$0] && attached[$0] && !failedOutputs.contains($0) }
     }
 
     /// An output that cannot play leaves the pipeline until the next `play`; the next working

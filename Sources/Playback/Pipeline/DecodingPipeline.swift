@@ -80,6 +80,16 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     var failedOutputs = Set<Int>()
     /// Whether each output is enabled (`enableoutput`/`disableoutput`).
     var enabled: [Bool]
+    /// Whether each output belongs to this pipeline's partition. The devices are shared by
+    /// every partition's pipeline; an output plays in the one pipeline that holds it, and is a
+    /// stand-in (MPD's "dummy") in the others (`moveoutput`).
+    var attached: [Bool]
+    /// Whether each output's thread holds a buffer reader (and so may hold the device open);
+    /// ``detachOutput(_:)`` waits for it to let go before another pipeline may open the device.
+    var holding: [Bool]
+    /// A reader registered by ``attachOutput(_:enabled:)`` for the output's thread to take,
+    /// so that an output attached before a `play` misses none of its chunks.
+    var handedReaders: [Int?]
     /// The last failure of each output, shown by `outputs`.
     var outputErrors: [Int: String] = [:]
     /// The generation in which each failed output failed; the next one retries it.
@@ -92,8 +102,11 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     var handler: (@Sendable (UInt64, PipelineEvent) -> Void)?
 
     /// Creates the pipeline and starts its threads.
+    /// - Parameter attached: whether the outputs start in this pipeline (`true` for the
+    ///   default partition's; a new partition starts with none, as in MPD).
     init(
         outputs: [Output],
+        attached: Bool = true,
         bufferBytes: Int,
         replayGain: ReplayGainSettings = ReplayGainSettings(),
         log: (@Sendable (String) -> Void)? = nil,
@@ -102,15 +115,22 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         self.outputs = outputs
         self.replayGain = replayGain
         self.log = log
-        enabled = outputs.map(\.enabledAtStart)
+        enabled = outputs.map { attached && $0.enabledAtStart }
+        self.attached = Array(repeating: attached, count: outputs.count)
+        holding = Array(repeating: false, count: outputs.count)
+        handedReaders = Array(repeating: nil, count: outputs.count)
         buffer = PCMBuffer(totalBytes: bufferBytes)
         refillChunks = max(1, buffer.capacity / 8)
         self.openSource = openSource
-        reference = outputs.indices.first { outputs[$0].enabledAtStart }
+        reference = attached ? outputs.indices.first { outputs[$0].enabledAtStart } : nil
         startThread(name: "tonearm.decoder") { [self] in decoderLoop() }
         // Readers are registered before any thread runs, so no output misses the first chunks.
         for index in outputs.indices {
-            guard let reader = buffer.addReader() else { break }
+            // Only an output this pipeline holds reads from the start; another one's thread
+            // waits for `attachOutput`, and the decoder never waits for it.
+            let reader = attached ? buffer.addReader() : nil
+            if attached && reader == nil { break }
+            holding[index] = reader != nil
             startThread(name: "tonearm.output.\(index)") { [self] in outputLoop(index, reader: reader) }
         }
         startThread(name: "tonearm.pipeline.events") { [self] in dispatchLoop() }
@@ -123,12 +143,13 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         thread.start()
     }
 
-    /// Stops every thread (tests; the server runs one pipeline for its lifetime).
-    func shutDown() {
+    /// Stops every thread: a deleted partition's pipeline (`delpartition`), and tests.
+    public func shutDown() {
         lock.lock()
         shutdown = true
         lock.broadcast()
         lock.unlock()
+        mailbox.post(.shutdown, generation: 0)
     }
 
     // MARK: AudioPipeline
@@ -155,6 +176,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         playedTime = offset
         bitrate = 0
         tracks = [track.token: track]
+        if !paused { pauseWithoutOutputs() }
         lock.broadcast()
         return generation
     }
@@ -232,9 +254,11 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     public func setVolume(_ level: Int) {
         lock.lock()
         volume = level
+        let held = attached
         lock.unlock()
-        // Hardware mixers outside the lock: the card may take a moment.
-        for output in outputs { try? output.mixer?.setVolume(level) }
+        // Hardware mixers outside the lock: the card may take a moment. Only this partition's:
+        // the others' belong to their own volume.
+        for (output, isHeld) in zip(outputs, held) where isHeld { try? output.mixer?.setVolume(level) }
     }
 
     /// Sets the replay gain mode in effect. The gain is applied as songs are decoded, so what
@@ -250,6 +274,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     private func dispatchLoop() {
         while true {
             let (eventGeneration, kind) = mailbox.take()
+            if case .shutdown = kind { return }
             if case .log(let line) = kind {
                 log?(line)
                 continue
@@ -263,7 +288,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
             case .finished: event = .finished
             case .failed(let message): event = .failed(message)
             case .outputsFailed(let message): event = .outputsFailed(message)
-            case .log: event = nil
+            case .log, .shutdown: event = nil
             }
             if case .started(let token) = kind {
                 // Forget tracks that can no longer be reported.

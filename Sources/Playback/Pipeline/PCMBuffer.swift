@@ -86,8 +86,13 @@ final class PCMBuffer {
         if readers[id] < written { readers[id] += 1 }
     }
 
-    /// Whether a chunk is free for the producer.
-    var hasRoom: Bool { written - slowestReader() < capacity }
+    /// Whether a chunk is free for the producer. Never without a consumer: nobody would hear
+    /// it (a partition without outputs, every output disabled), so the producer waits rather
+    /// than decode songs into the void.
+    var hasRoom: Bool { hasReaders && written - slowestReader() < capacity }
+
+    /// Whether any consumer is registered.
+    var hasReaders: Bool { (0..<maximumReaders).contains { active[$0] } }
 
     /// Where the producer writes its next chunk. - Precondition: ``hasRoom``.
     func space() -> UnsafeMutableRawBufferPointer {

@@ -13,6 +13,8 @@ final class PipelineMailbox: @unchecked Sendable {
         case outputsFailed(String)
         /// A line for the server's log (a failure's full reason), not an event for the player.
         case log(String)
+        /// The pipeline shuts down: the dispatcher thread ends.
+        case shutdown
     }
 
     private struct Slot {

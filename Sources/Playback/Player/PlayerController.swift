@@ -214,6 +214,17 @@ public final class PlayerController: Sendable {
         }
     }
 
+    /// Whether the partition has a mixer now: an output with one moved in or out
+    /// (`moveoutput`). Without one, `status` shows no volume and `setvol` fails; an output
+    /// that brings one starts at full volume.
+    public func setMixerAvailable(_ available: Bool) {
+        update { core in
+            guard available != (core.volume != nil) else { return }
+            core.volume = available ? 100 : nil
+            if available { core.pipeline.setVolume(100) }
+        }
+    }
+
     // MARK: Queue editing
 
     /// Appends songs, then moves them to `position` if given; returns their ids.

@@ -94,8 +94,13 @@ public enum StateFile {
         return state
     }
 
-    /// Writes `state` to `path` atomically.
+    /// Writes `state` (the default partition alone) to `path` atomically.
     public static func write(_ state: SavedPlayerState, to path: String) throws {
+        try write(SavedServerState(main: state), to: path)
+    }
+
+    /// Writes the state of every partition to `path` atomically.
+    public static func write(_ state: SavedServerState, to path: String) throws {
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
         let data = Data(render(state).utf8)
@@ -117,10 +122,15 @@ public enum StateFile {
         }
     }
 
-    /// Reads and parses the file at `path`; `nil` when it cannot be read.
+    /// Reads and parses the file at `path` (the default partition); `nil` when it cannot be read.
     public static func read(from path: String) -> SavedPlayerState? {
+        readServer(from: path)?.main
+    }
+
+    /// Reads and parses the file at `path`, every partition; `nil` when it cannot be read.
+    public static func readServer(from path: String) -> SavedServerState? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return parse(String(decoding: data, as: UTF8.self))
+        return parseServer(String(decoding: data, as: UTF8.self))
     }
 
     private static func value(_ line: String, _ key: String) -> String? {

@@ -27,7 +27,7 @@ public struct CommandTable: Sendable {
             + ArtworkCommands.definitions + DatabaseAddCommands.definitions + PlaybackCommands.definitions
             + PlaybackOptionCommands.definitions + QueueEditCommands.definitions + QueueInfoCommands.definitions
             + OutputCommands.definitions + StoredPlaylistCommands.definitions + StickerCommands.definitions
-            + MessageCommands.definitions
+            + MessageCommands.definitions + PartitionCommands.definitions
     )
 
     /// The names of the commands a client with `permissions` may run, among those `server`

@@ -12,7 +12,7 @@ enum OutputCommands {
             try switchOutput(&invocation, mixerWhenEnabled: true) { _ in true }
         },
         CommandDefinition("outputs", permission: .read, arguments: .exactly(0)) { invocation in
-            for output in invocation.server.outputs?.outputStatuses ?? [] {
+            for output in invocation.server.partition(for: invocation.session).outputStatuses {
                 invocation.response.append("outputid", output.id)
                 invocation.response.append("outputname", output.name)
                 invocation.response.append("plugin", output.plugin)
@@ -34,13 +34,17 @@ enum OutputCommands {
         _ invocation: inout CommandInvocation, mixerWhenEnabled: Bool, _ state: (Bool) -> Bool
     ) throws -> CommandOutcome {
         let id = Int(try Arguments.unsigned(invocation.arguments[0]))
-        guard let control = invocation.server.outputs, let output = control.outputStatuses.first(where: { $0.id == id }) else {
+        let partition = invocation.server.partition(for: invocation.session)
+        guard let output = partition.outputStatuses.first(where: { $0.id == id }) else {
             throw MPDError(.noExist, "No such audio output")
         }
         let enable = state(output.enabled)
-        if control.setOutput(id, enabled: enable) == true {
-            invocation.server.idleBus.emit(.output)
-            if output.hasMixer && (!enable || mixerWhenEnabled) { invocation.server.idleBus.emit(.mixer) }
+        if partition.setOutput(id, enabled: enable) == true {
+            // The partition's own clients: its outputs are its business (MPD's partition idle).
+            invocation.server.idleBus.emit(.output, partition: partition.name)
+            if output.hasMixer && (!enable || mixerWhenEnabled) {
+                invocation.server.idleBus.emit(.mixer, partition: partition.name)
+            }
         }
         return .ok
     }

@@ -38,6 +38,11 @@ public final class IdleBus: Sendable {
 
     /// The number of connected inboxes.
     var count: Int { inboxes.withLock { $0.count } }
+
+    /// The number of connected clients in `partition` (`delpartition` refuses while any is).
+    func clientCount(partition: String) -> Int {
+        inboxes.withLock { $0.values.filter { $0.partition == partition }.count }
+    }
 }
 
 /// The idle events waiting for one client, and the wake-up of that client while it idles.

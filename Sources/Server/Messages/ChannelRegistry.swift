@@ -79,7 +79,8 @@ final class ClientMailbox: Sendable {
     }
 
     private let state = Mutex(State())
-    private let inbox: IdleInbox
+    /// Where the client's idle events arrive; it also says which partition the client is in.
+    let inbox: IdleInbox
 
     init(inbox: IdleInbox) {
         self.inbox = inbox

@@ -1,0 +1,39 @@
+public import Configuration
+
+/// The configured audio output devices, opened once for the whole server and shared by every
+/// partition's pipeline: an output plays in the pipeline of the partition that holds it
+/// (`moveoutput` hands it over), so a device is never driven by two pipelines at once.
+public final class OutputDevices: @unchecked Sendable {
+    // Immutable; each device is driven by one output thread at a time, that of the pipeline
+    // holding it, and ``DecodingPipeline/detachOutput(_:)`` waits for that thread to let go
+    // before another pipeline may take it, which the compiler cannot see.
+    /// The devices in configuration order (their index is the output's number in the default
+    /// partition).
+    let outputs: [DecodingPipeline.Output]
+
+    /// Opens the outputs of the `audio_output` blocks; with none, MPD's choice: ALSA's
+    /// `default` device.
+    /// - Parameter report: receives one line per output that cannot be set up (it is left out).
+    public init(configuration: TonearmConfiguration, report: @Sendable (String) -> Void) {
+        var blocks = configuration.audioOutputs
+        if blocks.isEmpty { blocks = [AudioOutputConfiguration(type: "alsa", name: "default")] }
+        var outputs: [DecodingPipeline.Output] = []
+        for var block in blocks {
+            if block.format == nil { block.format = configuration.audioOutputFormat }
+            do {
+                let device = try OutputFactory.make(block, defaultMixerType: configuration.mixerType)
+                let mixerType = block.mixerType ?? configuration.mixerType
+                outputs.append(DecodingPipeline.Output(
+                    name: block.name, plugin: block.type, sink: DeviceSink(device), format: block.format,
+                    softwareVolume: mixerType == .software, mixer: device.hardwareMixer,
+                    enabledAtStart: block.enabled))
+            } catch {
+                report("audio output \"\(block.name)\": \(error)")
+            }
+        }
+        self.outputs = outputs
+    }
+
+    /// The outputs' names, by index.
+    public var names: [String] { outputs.map(\.name) }
+}

@@ -1,0 +1,97 @@
+public import Playback
+import Synchronization
+
+/// One partition (MPD's `Partition`): a queue, a player and a mixer (``PlayerController``), and
+/// the outputs it lists. Every partition's pipeline reaches every device, but an output plays
+/// only in the partition that holds it; the others list it as MPD lists a moved-away output,
+/// a `dummy` (see ``PartitionSet/moveOutput(named:into:)``).
+public final class Partition: Sendable {
+    /// The partition's name; the first is `default`.
+    public let name: String
+    /// The queue, playback state and volume; every change is serialised by its lock.
+    public let player: PlayerController
+    /// The audio pipeline the player drives; `nil` when the player runs on the clock-paced
+    /// stand-in without devices (unit tests).
+    public let pipeline: DecodingPipeline?
+    /// The devices this partition lists, by their index in the configuration, in the order
+    /// `outputs` numbers them: the default partition starts with all of them, another
+    /// partition with none, and each device moved in is appended (MPD's `MultipleOutputs`).
+    private let slots: Mutex<[Int]>
+
+    /// Creates a partition.
+    /// - Parameter devices: the device indices listed from the start.
+    public init(name: String, player: PlayerController, pipeline: DecodingPipeline?, devices: [Int]) {
+        self.name = name
+        self.player = player
+        self.pipeline = pipeline
+        slots = Mutex(devices)
+    }
+
+    /// The outputs as `outputs` prints them: numbered in this partition's order, held ones
+    /// with their plugin, moved-away ones as `dummy`.
+    public var outputStatuses: [OutputStatus] {
+        guard let pipeline else { return [] }
+        let statuses = pipeline.outputStatuses
+        return slots.withLock { $0 }.enumerated().map { id, device in
+            var status = statuses[device]
+            status.id = id
+            return status
+        }
+    }
+
+    /// The outputs this partition holds, without the stand-ins, in its order (what the state
+    /// file keeps).
+    public var heldOutputStatuses: [OutputStatus] {
+        guard let pipeline else { return [] }
+        let statuses = pipeline.outputStatuses
+        return slots.withLock { $0 }.filter { pipeline.holdsOutput($0) }.enumerated().map { id, device in
+            var status = statuses[device]
+            status.id = id
+            return status
+        }
+    }
+
+    /// The device index of output `id` as this partition numbers it.
+    func device(forOutput id: Int) -> Int? {
+        slots.withLock { $0.indices.contains(id) ? $0[id] : nil }
+    }
+
+    /// The device indices of the outputs this partition holds (not the stand-ins).
+    public var heldDevices: [Int] {
+        guard let pipeline else { return [] }
+        return slots.withLock { $0 }.filter { pipeline.holdsOutput($0) }
+    }
+
+    /// Enables or disables output `id` (this partition's numbering); a stand-in only
+    /// remembers the state, as MPD's dummy does. - Returns: whether it changed; `nil` for no
+    /// such output.
+    func setOutput(_ id: Int, enabled: Bool) -> Bool? {
+        guard let pipeline, let device = device(forOutput: id) else { return nil }
+        return pipeline.setOutput(device, enabled: enabled)
+    }
+
+    /// Takes device `index` in, enabled or not, listing it at the end unless it is listed
+    /// already (a device coming back takes its old place, as in MPD).
+    func attach(device index: Int, enabled: Bool) {
+        guard let pipeline else { return }
+        slots.withLock { slots in
+            if !slots.contains(index) { slots.append(index) }
+        }
+        pipeline.attachOutput(index, enabled: enabled)
+        player.setMixerAvailable(pipeline.hasMixer)
+    }
+
+    /// Lets device `index` go to another partition. - Returns: whether it was enabled; `nil`
+    /// when this partition does not hold it or its thread did not let go.
+    func detach(device index: Int) -> Bool? {
+        guard let pipeline, let wasEnabled = pipeline.detachOutput(index) else { return nil }
+        player.setMixerAvailable(pipeline.hasMixer)
+        return wasEnabled
+    }
+
+    /// Stops playback and the pipeline's threads: the partition is being deleted.
+    func shutDown() {
+        player.stop()
+        pipeline?.shutDown()
+    }
+}
