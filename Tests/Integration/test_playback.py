@@ -115,7 +115,7 @@ def hurry_through(c, songs: int) -> list[str]:
             played.append(now["songid"])
             c.command("seekcur 1.5")  # may fail on MPD right after a change: the song then plays whole
         time.sleep(0.05)
-    raise AssertionError(f"playback did not go on: {played}")
+    raise AssertionError(f"playback did not go on: {played}; last status: {status(c)}")
 
 
 def add_flacs(c):
