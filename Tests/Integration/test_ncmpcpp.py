@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from support.playback import LONG, playing_file, wait_state  # noqa: E402
+from support.playback import LONG, fields, playing_file, wait_state  # noqa: E402
 
 SELECTED = "\x1b[7m"  # ncmpcpp draws the selected row in reverse video
 CLOCK = re.compile(r"\[(\d+):(\d\d)/2:00\]$")  # the status bar's elapsed/total for the Long song
@@ -122,3 +122,16 @@ def test_ncmpcpp_browses_adds_an_album_and_plays_it(terminal):
     assert re.match(r'Playing: Gamma "Long" - Long +\[', status_bar(lines)), status_bar(lines)
     first = clock(lines)
     terminal.wait_for(lambda s: (clock(s) or 0) > first, f"the clock to pass {first} s")
+
+
+def test_ncmpcpp_toggles_the_modes(terminal):
+    """The default bindings r, z, y and R switch repeat, random, single and consume on the
+    server, and the header's flags show what the server reports back."""
+    terminal.wait_for(lambda s: s[0].startswith("Playlist (0 items)"), "the empty playlist screen")
+    terminal.keys("r", "z", "y", "R")
+    terminal.wait_for(lambda s: "[rzsc]" in s[1], "the four mode flags")
+    with terminal.server.connect() as c:
+        current = fields(c.command("status"))
+        assert [current[mode] for mode in ("repeat", "random", "single", "consume")] == ["1"] * 4
+        assert c.command("random 0") == ["OK"]  # changed elsewhere: ncmpcpp follows the idle event
+    terminal.wait_for(lambda s: "[rsc]" in s[1], "the random flag gone")
