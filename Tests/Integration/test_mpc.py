@@ -1,6 +1,7 @@
 """Debian's `mpc` (0.34) drives every subcommand that maps to a command Tonearm supports, on the
-short-track library, against Tonearm and against Debian's MPD: the expected output is what mpc
-prints for MPD. Where MPD 0.23 and Tonearm (0.24) are meant to differ, the test says so.
+short-track library (album art on the fixture library), against Tonearm and against Debian's
+MPD: the expected output is what mpc prints for MPD. Where MPD 0.23 and Tonearm (0.24) are meant
+to differ, the test says so.
 
 mpc numbers queue positions from 1. After a command that changes the state it prints the
 current song, a `[playing]`/`[paused]` line and the options line (`STATUS`); `steady` hides
@@ -15,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from support.clients import LineReader, mpc_error, mpc_out, steady  # noqa: E402
-from support.library import wait_for_scan  # noqa: E402
+from support.library import embedded_picture, wait_for_scan  # noqa: E402
 from support.playback import (A1, LONG, SOFTWARE_MIXER, idle, pending_events, queue_uris,  # noqa: E402
                               status, wait_state, wait_status)
 
@@ -274,3 +275,18 @@ def test_seek_past_the_end_while_paused_goes_on_with_the_next_song(mpc_server):
         wait_status(c, lambda s: s["state"] == "play" and s["song"] == "1", what="the second song")
         wait_status(c, lambda s: s["state"] == "play" and s["song"] == "2", what="the third song")
         wait_status(c, lambda s: s["state"] == "stop", what="the end of the queue")
+
+
+def test_albumart_and_readpicture(db_server, fixture_library):
+    """`mpc albumart` and `mpc readpicture` write the image to stdout, chunk by chunk."""
+    song = "Björk/Debut/01 Human Behaviour.flac"
+
+    def image(command, uri):
+        return subprocess.run(["mpc", "--host", db_server.host, "--port", str(db_server.port), command, uri],
+                              capture_output=True, timeout=30)
+    art = image("albumart", song)
+    assert art.returncode == 0 and art.stdout == fixture_library.path("Björk/Debut/cover.jpg").read_bytes()
+    picture = image("readpicture", song)
+    assert picture.returncode == 0 and picture.stdout == embedded_picture(fixture_library.path(song))
+    missing = image("albumart", "intro.flac")
+    assert (missing.returncode, missing.stdout, missing.stderr) == (1, b"", b"MPD error: No file exists\n")

@@ -4,7 +4,6 @@ through its asyncio client. The library raises ProtocolError on any reply it can
 line that is no `key: value` pair, a bare `OK` inside a list, a missing `binary:` payload).
 """
 import asyncio
-import struct
 import sys
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import mpd.asyncio
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from support.library import _flac_blocks  # noqa: E402
+from support.library import embedded_picture  # noqa: E402
 from support.playback import A1, A2, LONG, SOFTWARE_MIXER  # noqa: E402
 
 BJORK = "Björk/Debut/01 Human Behaviour.flac"
@@ -24,18 +23,6 @@ def connect(server) -> mpd.MPDClient:
     client.timeout = 30
     client.connect(server.host, server.port)
     return client
-
-
-def embedded_picture(path: Path) -> bytes:
-    """The image data of a FLAC file's PICTURE block."""
-    blocks, _ = _flac_blocks(path.read_bytes())
-    body = next(body for kind, body in blocks if kind == 6)
-    mime_length = struct.unpack(">I", body[4:8])[0]
-    pos = 8 + mime_length
-    description_length = struct.unpack(">I", body[pos:pos + 4])[0]
-    pos += 4 + description_length + 16
-    data_length = struct.unpack(">I", body[pos:pos + 4])[0]
-    return body[pos + 4:pos + 4 + data_length]
 
 
 def test_strict_parser_over_many_commands(db_server):
