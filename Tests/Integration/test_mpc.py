@@ -290,3 +290,25 @@ def test_albumart_and_readpicture(db_server, fixture_library):
     assert picture.returncode == 0 and picture.stdout == embedded_picture(fixture_library.path(song))
     missing = image("albumart", "intro.flac")
     assert (missing.returncode, missing.stdout, missing.stderr) == (1, b"", b"MPD error: No file exists\n")
+
+
+def test_password_and_local_paths_over_the_unix_socket(make_player_server, tmp_path):
+    """mpc's `--password` and `PASSWORD@HOST`, and `mpc add /absolute/path` over the Unix
+    socket, where mpc asks `config` for the music directory and sends the path inside it."""
+    socket_path = tmp_path / "mpd.sock"
+    server = make_player_server(extra_config=f'bind_to_address "{socket_path}"\n'
+                                'password "secret@read,add,control,admin"\ndefault_permissions "read"\n')
+
+    def local(*args):
+        return subprocess.run(["mpc", "--host", str(socket_path), *args], capture_output=True, text=True, timeout=30)
+    song = server.music_dir / A1
+    denied = local("add", str(song))
+    assert (denied.returncode, denied.stderr) == (1, f'error adding {song}: you don\'t have permission for "add"\n')
+    assert local("--password", "wrong", "status").stderr == "MPD error: incorrect password\n"
+    assert local("--password", "secret", "add", str(song)).returncode == 0
+    assert local("--password", "secret", "add", str(server.music_dir / "Album B")).returncode == 0
+    assert local("playlist").stdout == "Alpha - One\nBeta - Four\nBeta - Five\nBeta - Six\n"
+    assert mpc_error(server, "clear") == 'MPD error: you don\'t have permission for "clear"\n'
+    assert subprocess.run(["mpc", "--host", f"secret@{server.host}", "--port", str(server.port), "-q", "clear"],
+                          capture_output=True, timeout=30).returncode == 0
+    assert mpc_out(server, "playlist") == ""
