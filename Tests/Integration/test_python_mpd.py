@@ -175,3 +175,55 @@ def test_asyncio_idle(mixer_server):
             actor.disconnect()
 
     asyncio.run(scenario())
+
+
+def test_queue_and_stored_playlists_through_the_api(mixer_server):
+    """python-mpd2 sends ranges given as tuples: `(1, 3)` as `"1:3"`, `(5,)` as `"5:"`, `()` as `":"`."""
+    client = connect(mixer_server)
+
+    def files(songs):
+        return [song["file"] for song in songs]
+    try:
+        client.add("/")
+        assert files(client.playlistinfo((1, 3))) == [A2, "Album A/03 Three.mp3"]
+        assert files(client.playlistinfo((5,))) == ["Album B/03 Six.flac", LONG]
+        with pytest.raises(mpd.CommandError, match=r"\[2@0\] \{playlistinfo\} Integer or range expected: :"):
+            client.playlistinfo(())
+        client.delete((5,))
+        client.move((0, 2), 3)
+        assert files(client.playlistinfo()) == ["Album A/03 Three.mp3", "Album B/01 Four.flac", "Album B/02 Five.mp3",
+                                                A1, A2]
+        client.prio(5, (0,))
+        client.prioid(7, 1)
+        client.rangeid(1, (1, 2))  # python-mpd2 sends whole seconds only
+        song = client.playlistid(1)[0]
+        assert (song["prio"], song["range"]) == ("7", "1.000-")  # its end is the song's end
+        client.rangeid(1, ())
+        assert "range" not in client.playlistid(1)[0]
+        client.swap(0, 1)
+        assert files(client.plchanges(0, (0, 2))) == ["Album B/01 Four.flac", "Album A/03 Three.mp3"]
+        assert files(client.playlistfind("artist", "Beta")) == ["Album B/01 Four.flac", "Album B/02 Five.mp3"]
+        assert files(client.playlistsearch("title", "O")) == ["Album B/01 Four.flac", A1, A2]
+
+        client.save("p")
+        client.playlistadd("p", LONG)
+        client.playlistdelete("p", 0)
+        client.playlistmove("p", 0, 1)
+        assert client.listplaylist("p") == ["Album B/02 Five.mp3", "Album A/03 Three.mp3", A1, A2, LONG]
+        client.rename("p", "q")
+        client.playlistclear("q")
+        assert [entry["playlist"] for entry in client.listplaylists()] == ["q"]
+        client.searchaddpl("r", "title", "o")
+        assert client.listplaylist("r") == [A1, A2, "Album B/01 Four.flac", LONG]
+        with pytest.raises(mpd.CommandError, match=r"\[50@0\] \{listplaylistinfo\} No such playlist"):
+            client.listplaylistinfo("nope")
+
+        client.replay_gain_mode("auto")
+        client.crossfade(2)
+        client.mixrampdb(-17)
+        client.mixrampdelay(2)
+        status = client.status()
+        assert (client.replay_gain_status(), status["xfade"], status["mixrampdb"], status["mixrampdelay"]) == \
+            ("auto", "2", "-17", "2")
+    finally:
+        client.disconnect()
