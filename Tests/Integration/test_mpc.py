@@ -256,9 +256,10 @@ def test_version(mpc_server):
     assert mpc_out(mpc_server, "version") == f"mpd version: {expected}\n"
 
 
-def test_seek_past_the_end_while_paused_goes_on_with_the_next_song(mpc_server):
+def test_seek_past_the_end_goes_on_with_the_next_song(mpc_server):
     """`mpc seek` beyond a paused song's end: on `toggle` the song is over at once and the next
-    one plays, and `status` follows the songs that really play, to the end of the queue.
+    one plays, and `status` follows the songs that really play, to the end of the queue. The
+    same while playing.
     Tonearm only: Debian's MPD answers this seek with `Decoder failed to seek` or accepts it,
     depending on how far its decoder got."""
     if mpc_server.kind == "mpd":
@@ -275,6 +276,14 @@ def test_seek_past_the_end_while_paused_goes_on_with_the_next_song(mpc_server):
         wait_status(c, lambda s: s["state"] == "play" and s["song"] == "1", what="the second song")
         wait_status(c, lambda s: s["state"] == "play" and s["song"] == "2", what="the third song")
         wait_status(c, lambda s: s["state"] == "stop", what="the end of the queue")
+
+        # Playing, on the long song (so that it cannot end before the seek): past its 2:00.
+        mpc_out(mpc_server, "-q", "insert", LONG)
+        mpc_out(mpc_server, "-q", "play", "1")
+        wait_status(c, lambda s: s.get("state") == "play" and "audio" in s, what="the decoder to start")
+        mpc_out(mpc_server, "-q", "seek", "2:10")
+        wait_status(c, lambda s: s["state"] == "play" and s["song"] == "1", what="the song after it")
+        wait_status(c, lambda s: s["state"] == "play" and s["song"] == "2", what="the one after that")
 
 
 def test_albumart_and_readpicture(db_server, fixture_library):
