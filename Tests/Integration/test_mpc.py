@@ -321,3 +321,25 @@ def test_password_and_local_paths_over_the_unix_socket(make_player_server, tmp_p
     assert subprocess.run(["mpc", "--host", f"secret@{server.host}", "--port", str(server.port), "-q", "clear"],
                           capture_output=True, timeout=30).returncode == 0
     assert mpc_out(server, "playlist") == ""
+
+
+def test_searchplay_cdprev_prio_and_insert_in_random_mode(mpc_server):
+    for uri in (LONG, "Album A", LONG):
+        mpc_out(mpc_server, "add", uri)
+    assert steady(mpc_out(mpc_server, "searchplay", "Long")) == "Gamma - Long\n[playing] #1/5   ?:??/2:00\n" + STATUS
+    with mpc_server.connect() as c:
+        wait_status(c, lambda s: s.get("state") == "play" and "audio" in s, what="the decoder to start")
+        mpc_out(mpc_server, "-q", "pause")
+        wait_state(c, "pause")
+    mpc_out(mpc_server, "-q", "seek", "1:00")
+    # Past 3 s, cdprev goes back to the start of the song rather than to the song before.
+    assert mpc_out(mpc_server, "cdprev") == "Gamma - Long\n[paused]  #1/5   0:00/2:00 (0%)\n" + STATUS
+    assert mpc_out(mpc_server, "prio", "5", "3") == ""
+    listing = ["0 1 Long/long.flac", "0 2 Album A/01 One.flac", "5 3 Album A/02 Two.flac",
+               "0 4 Album A/03 Three.mp3", "0 5 Long/long.flac"]
+    assert mpc_out(mpc_server, "-f", "%prio% %position% %file%", "playlist") == "\n".join(listing) + "\n"
+    mpc_out(mpc_server, "-q", "random", "on")
+    # In random mode, mpc's insert gives the new song a priority above all others.
+    assert mpc_out(mpc_server, "insert", "Album B/01 Four.flac") == ""
+    assert mpc_out(mpc_server, "-f", "%prio% %position% %file%", "playlist") == \
+        "\n".join(listing + ["6 6 Album B/01 Four.flac"]) + "\n"
