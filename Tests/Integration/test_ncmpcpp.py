@@ -24,7 +24,7 @@ CLOCK = re.compile(r"\[(\d+):(\d\d)/2:00\]$")  # the status bar's elapsed/total 
 
 
 class Terminal:
-    """ncmpcpp in a 120×30 tmux session on a private tmux server."""
+    """ncmpcpp in a 120×40 tmux session on a private tmux server."""
 
     def __init__(self, workdir: Path, server):
         # A socket path must fit in 108 bytes; pytest's directories can be long.
@@ -34,7 +34,7 @@ class Terminal:
         config = home / ".config" / "ncmpcpp"
         config.mkdir(parents=True)
         (config / "config").write_text(f'mpd_host = "{server.host}"\nmpd_port = "{server.port}"\n')
-        self.tmux("new-session", "-d", "-s", "ncmpcpp", "-x", "120", "-y", "30",
+        self.tmux("new-session", "-d", "-s", "ncmpcpp", "-x", "120", "-y", "40",
                   f"env HOME={home} XDG_CONFIG_HOME={home / '.config'} TERM=screen ncmpcpp")
 
     def tmux(self, *args: str) -> str:
@@ -135,3 +135,29 @@ def test_ncmpcpp_toggles_the_modes(terminal):
         assert [current[mode] for mode in ("repeat", "random", "single", "consume")] == ["1"] * 4
         assert c.command("random 0") == ["OK"]  # changed elsewhere: ncmpcpp follows the idle event
     terminal.wait_for(lambda s: "[rsc]" in s[1], "the random flag gone")
+
+
+def test_ncmpcpp_search_engine_and_playlist_editor(terminal):
+    """The search engine (3) finds titles containing "o"; the playlist editor (5) lists a stored
+    playlist and its songs."""
+    with terminal.server.connect() as c:
+        for command in (f'add "{LONG}"', 'add "Album B"', "save mine", "clear"):
+            assert c.command(command) == ["OK"], command
+    terminal.wait_for(lambda s: s[0].startswith("Playlist (0 items)"), "the empty playlist screen")
+    terminal.keys("3")
+    terminal.wait_for(lambda s: s[0].startswith("Search engine"), "the search engine")
+    terminal.keys("Down", "Down", "Down", "Enter")  # the Title field, and its prompt
+    terminal.keys("o", "Enter")
+    terminal.wait_for(lambda s: any(line.rstrip() == "Title        : o" for line in s), "the title filled in")
+    terminal.keys("End", "Up", "Enter")  # the Search button
+    lines = terminal.wait_for(lambda s: any("Search results: Found 4 songs" in line for line in s), "the results")
+    found = [line.split("  ")[0] for line in lines[lines.index(next(l for l in lines if "Found 4" in l)) + 2:]
+             if line.strip() and not line.startswith("─")]
+    assert found[:4] == ["Alpha - One", "Alpha - Two", "Beta - Four", "Gamma - Long"], lines
+
+    terminal.keys("5")
+    lines = terminal.wait_for(lambda s: s[0].startswith("Playlist editor") and "Content (4 items)" in s[2],
+                              "the playlist editor")
+    assert [line.split("│")[0].strip() for line in lines[4:6]] == ["mine", ""]
+    assert [line.split("│")[1].split("  ")[0] for line in lines[4:8]] == \
+        ["Gamma - Long", "Beta - Four", "Beta - Five", "Beta - Six"]
