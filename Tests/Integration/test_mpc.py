@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from support.clients import LineReader, mpc_error, mpc_out, steady  # noqa: E402
 from support.library import embedded_picture, wait_for_scan  # noqa: E402
 from support.playback import (A1, LONG, SOFTWARE_MIXER, idle, pending_events, queue_uris,  # noqa: E402
-                              status, wait_state, wait_status)
+                              status, wait_elapsed, wait_state, wait_status)
 
 STATUS = "volume:100%   repeat: off   random: off   single: off   consume: off\n"
 
@@ -343,3 +343,40 @@ def test_searchplay_cdprev_prio_and_insert_in_random_mode(mpc_server):
     assert mpc_out(mpc_server, "insert", "Album B/01 Four.flac") == ""
     assert mpc_out(mpc_server, "-f", "%prio% %position% %file%", "playlist") == \
         "\n".join(listing + ["6 6 Album B/01 Four.flac"]) + "\n"
+
+
+def test_without_an_enabled_output_the_player_pauses_with_an_error(mpc_server):
+    """With every output disabled nothing can play the song: the player pauses on it with
+    MPD's error (not "playing" with a clock that stands still), and once an output is enabled
+    again, resuming plays on."""
+    def start(c, command):
+        # MPD answers with the error too when its player thread fails before the command
+        # returns, and OK when it fails just after; the state is the same.
+        allowed = [["OK"]] + ([[f"ACK [5@0] {{{command.split()[0]}}} All audio outputs are disabled"]]
+                              if mpc_server.kind == "mpd" else [])
+        assert c.command(command) in allowed
+
+    for uri in (LONG, LONG):
+        mpc_out(mpc_server, "add", uri)
+    with mpc_server.connect() as c:
+        assert mpc_out(mpc_server, "disable", "1") == "Output 1 (null) is disabled\n"
+        start(c, "play 0")
+        paused = wait_status(c, lambda s: "error" in s, what="an error")
+        assert (paused["state"], paused["song"], paused["error"]) == ("pause", "0", "All audio outputs are disabled")
+        start(c, "next")
+        paused = wait_status(c, lambda s: s["song"] == "1" and "error" in s, what="the next song")
+        assert (paused["state"], paused.get("error")) == ("pause", "All audio outputs are disabled")
+        mpc_out(mpc_server, "enable", "1")
+        assert c.command("play") == ["OK"]
+        playing = wait_elapsed(c, 0.5)
+        assert playing["song"] == "1" and "error" not in playing
+
+        # The last output disabled under a playing song.
+        assert mpc_out(mpc_server, "disable", "1") == "Output 1 (null) is disabled\n"
+        paused = wait_status(c, lambda s: "error" in s, what="an error")
+        assert (paused["state"], paused["song"], paused["error"]) == ("pause", "1", "Failed to open audio output")
+        assert mpc_out(mpc_server, "status").endswith(STATUS + "ERROR: Failed to open audio output\n")
+        mpc_out(mpc_server, "enable", "1")
+        mpc_out(mpc_server, "-q", "toggle")
+        playing = wait_elapsed(c, float(paused["elapsed"]) + 0.5)
+        assert playing["song"] == "1" and "error" not in playing

@@ -155,6 +155,12 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         playedTime = offset
         bitrate = 0
         tracks = [track.token: track]
+        if !enabled.contains(true) {
+            // Nothing would play the song: MPD's player pauses on it with this error, and
+            // resuming (after `enableoutput`) plays it, where a "playing" clock would stand still.
+            self.paused = true
+            post(.outputsFailed("All audio outputs are disabled"), generation: generation)
+        }
         lock.broadcast()
         return generation
     }
