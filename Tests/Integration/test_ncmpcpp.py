@@ -151,9 +151,10 @@ def test_ncmpcpp_search_engine_and_playlist_editor(terminal):
     terminal.wait_for(lambda s: any(line.rstrip() == "Title        : o" for line in s), "the title filled in")
     terminal.keys("End", "Up", "Enter")  # the Search button
     lines = terminal.wait_for(lambda s: any("Search results: Found 4 songs" in line for line in s), "the results")
-    found = [line.split("  ")[0] for line in lines[lines.index(next(l for l in lines if "Found 4" in l)) + 2:]
-             if line.strip() and not line.startswith("─")]
-    assert found[:4] == ["Alpha - One", "Alpha - Two", "Beta - Four", "Gamma - Long"], lines
+    heading = next(index for index, line in enumerate(lines) if "Search results:" in line)
+    rows = [line for line in lines[heading + 1:] if line.strip() and not line.startswith("─")]
+    found = [row.split("  ")[0] for row in rows[:-1]]  # the last row is the status line
+    assert found == ["Alpha - One", "Alpha - Two", "Beta - Four", "Gamma - Long"], lines
 
     terminal.keys("5")
     lines = terminal.wait_for(lambda s: s[0].startswith("Playlist editor") and "Content (4 items)" in s[2],
