@@ -68,12 +68,13 @@ def test_idleloop_prints_each_change(make_player_server):
     with IdleScript(server) as script:
         script.handshake()
         assert script.events(f'add "{LONG}"', 'add "Album A"') == {"playlist"}
+        assert script.events("setvol 50") == {"mixer"}
+        # Before playing: MPD may raise a late `player` after its decoder started.
+        assert script.events("random 1", "repeat 1", "single 1", "consume 1") == {"options"}
 
         def decoding(c):  # MPD's second `player` comes once the decoder runs
             wait_status(c, lambda s: s.get("state") == "play" and "audio" in s, what="the decoder to start")
         assert script.events("play 0", settle=decoding) == {"player"}
-        assert script.events("setvol 50") == {"mixer"}
-        assert script.events("random 1", "repeat 1", "single 1", "consume 1") == {"options"}
         assert script.events("pause 1", settle=lambda c: wait_state(c, "pause")) == {"player"}
         assert script.events("delete 3") == {"playlist"}
         assert script.events("stop", settle=lambda c: wait_state(c, "stop")) == {"player"}
