@@ -31,14 +31,8 @@ class IdleScript:
     def handshake(self):
         """Waits until idleloop idles: a change made before its first `idle` reaches the server
         is not printed, so sticker changes are repeated until one is."""
-        for attempt in range(60):
-            assert self.client.command(f'sticker set song "{A1}" sync {attempt}') == ["OK"]
-            try:
-                if self.loop.lines.get(timeout=0.5) == SYNC:
-                    return
-            except Exception:  # queue.Empty: not idling yet
-                continue
-        raise AssertionError("mpc idleloop never printed an event")
+        self.loop.repeat_until_printed(
+            lambda attempt: self.client.command(f'sticker set song "{A1}" sync {attempt}'), SYNC)
 
     def events(self, *commands: str, settle=None) -> set[str]:
         """Runs COMMANDS (each must succeed), then `settle(client)` if given, then the marker;
@@ -91,17 +85,7 @@ def test_idleloop_prints_each_change(make_player_server):
 def test_idleloop_prints_only_the_subsystems_asked_for(make_player_server):
     server = make_player_server(output=SOFTWARE_MIXER)
     with LineReader.mpc(server, "idleloop", "mixer") as loop, server.connect() as c:
-        volume = 40
-        for _ in range(60):  # until idleloop idles (see IdleScript.handshake)
-            volume = 81 - volume
-            assert c.command(f"setvol {volume}") == ["OK"]
-            try:
-                if loop.lines.get(timeout=0.5) == "mixer":
-                    break
-            except Exception:
-                continue
-        else:
-            raise AssertionError("mpc idleloop mixer never printed mixer")
+        loop.repeat_until_printed(lambda attempt: c.command(f"setvol {40 + attempt % 2}"), "mixer")
         for command in ("random 1", f'add "{LONG}"', "play 0", "stop", "setvol 20"):
             assert c.command(command) == ["OK"], command
         # The other changes are not printed, and the loop goes on: the next line is the volume.

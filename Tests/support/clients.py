@@ -76,6 +76,19 @@ class LineReader:
             if line == wanted:
                 return seen
 
+    def repeat_until_printed(self, change, wanted: str, attempts: int = 60):
+        """Calls `change(attempt)` every half second until the process prints `wanted`: a
+        client that idles misses a change made before its `idle` reached the server, and
+        nothing tells a test when it got there."""
+        for attempt in range(attempts):
+            change(attempt)
+            try:
+                if self.lines.get(timeout=0.5) == wanted:
+                    return
+            except queue.Empty:
+                continue
+        raise AssertionError(f"the process never printed {wanted!r}")
+
     def wait(self, timeout: float = 20) -> int:
         return self.process.wait(timeout=timeout)
 
