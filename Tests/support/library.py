@@ -191,6 +191,16 @@ def _picture_block(picture: Path) -> bytes:
             + struct.pack(">IIIII", 64, 64, 24, 0, len(image)) + image)
 
 
+def embedded_picture(path: Path) -> bytes:
+    """The image data of a FLAC file's PICTURE block, as `readpicture` must return it."""
+    blocks, _ = _flac_blocks(path.read_bytes())
+    body = next(body for kind, body in blocks if kind == 6)
+    pos = 8 + struct.unpack(">I", body[4:8])[0]  # past the type and the MIME type
+    pos += 4 + struct.unpack(">I", body[pos:pos + 4])[0] + 16  # the description; size and colours
+    length = struct.unpack(">I", body[pos:pos + 4])[0]
+    return body[pos + 4:pos + 4 + length]
+
+
 def write_flac_comments(path: Path, tags: list[tuple[str, str]], picture: Path | None = None):
     """Replaces the FLAC file's VORBIS_COMMENT (and PICTURE) blocks: one comment per pair, so a
     repeated key is a true multi-value tag; no comments at all when `tags` is empty."""

@@ -94,7 +94,10 @@ extension DecodingPipeline {
                 }
                 continue
             }
-            if let previous = thread.currentToken, previous != info.token, isReference {
+            // After a flush the output has heard nothing yet; the song it was asked to play is
+            // `playingToken`. The first chunk may already be the next song's, when that song
+            // gave no audio at all (a seek past its end): the next song is heard then.
+            if let previous = thread.currentToken ?? playingToken, previous != info.token, isReference {
                 // The reference output reaches the next song: that is when it is heard.
                 playingToken = info.token
                 playedTime = info.time
