@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from support.clients import mpc_out  # noqa: E402
 from support.library import wait_for_scan  # noqa: E402
 from support.playback import A1, A2, A3, LONG, wait_state, wait_status  # noqa: E402
 
@@ -70,6 +71,19 @@ def test_songs_played_to_the_end_and_skipped(make_tonearm, short_library):
             f"file: {A1}", "sticker: playCount=1", f"file: {A2}", "sticker: playCount=1",
             f"file: {A3}", "sticker: playCount=1", "OK"]
         assert c.command("stickernames") == ["name: lastPlayed", "name: playCount", "name: skipCount", "OK"]
+        # What a client that reads stickers shows: mpc's sticker commands, and python-mpd2's.
+        played_at = sticker(c, A1, "lastPlayed")
+        assert mpc_out(server, "sticker", A1, "list") == f"lastPlayed={played_at}\nplayCount=1\n"
+        assert mpc_out(server, "sticker", "Album A", "find", "playCount") == "".join(
+            f"{uri}: playCount=1\n" for uri in (A1, A2, A3))
+        import mpd
+        client = mpd.MPDClient()
+        client.connect("127.0.0.1", server.port)
+        try:
+            assert client.sticker_list("song", LONG) == {"skipCount": "1"}
+            assert client.sticker_get("song", A3, "playCount") == "1"
+        finally:
+            client.disconnect()
 
         # Played again, the count goes up; leaving the long song with `play` of another one is
         # a skip too; stopping it early is neither.
