@@ -50,10 +50,14 @@ extension DecodingPipeline: AudioOutputControl {
                 report("audio output \"\(block.name)\": \(error)")
             }
         }
-        return DecodingPipeline(outputs: outputs, bufferBytes: configuration.audioBufferSize,
-                                replayGain: ReplayGainSettings(configuration: configuration), log: report) { track in
+        let pipeline = DecodingPipeline(outputs: outputs, bufferBytes: configuration.audioBufferSize,
+                                        replayGain: ReplayGainSettings(configuration: configuration), log: report) { track in
             try AudioDecoder(path: track.path)
         }
+        pipeline.lock.lock()
+        pipeline.configuredFormat = configuration.audioOutputFormat
+        pipeline.lock.unlock()
+        return pipeline
     }
 
     public var outputStatuses: [OutputStatus] {
