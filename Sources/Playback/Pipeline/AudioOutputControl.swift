@@ -1,3 +1,4 @@
+public import MPDProtocol
 public import Configuration
 import Foundation
 
@@ -16,6 +17,8 @@ public struct OutputStatus: Sendable, Equatable {
     /// Whether the output has a mixer (software or hardware): switching it raises idle
     /// `mixer` as well, as in MPD.
     public var hasMixer = false
+    /// `attribute:` lines (``AudioOutputDevice/attributes``).
+    public var attributes: [OutputAttribute] = []
 }
 
 /// The audio outputs the server can switch on and off (`outputs`, `enableoutput`, …).
@@ -26,6 +29,9 @@ public protocol AudioOutputControl: AnyObject, Sendable {
     func setOutput(_ id: Int, enabled: Bool) -> Bool?
     /// Whether volume can be changed: an output has a software or a working hardware mixer.
     var hasMixer: Bool { get }
+    /// `outputset`: sets attribute `name` of output `id` (which exists), with the plugin's
+    /// errors.
+    func setAttribute(output id: Int, name: String, value: String) throws(MPDError)
 }
 
 extension DecodingPipeline: AudioOutputControl {
@@ -65,7 +71,8 @@ extension DecodingPipeline: AudioOutputControl {
         defer { lock.unlock() }
         return outputs.indices.map {
             OutputStatus(id: $0, name: outputs[$0].name, plugin: outputs[$0].plugin, enabled: enabled[$0],
-                         error: outputErrors[$0], hasMixer: outputs[$0].softwareVolume || outputs[$0].mixer != nil)
+                         error: outputErrors[$0], hasMixer: outputs[$0].softwareVolume || outputs[$0].mixer != nil,
+                         attributes: outputs[$0].sink.attributes)
         }
     }
 
@@ -82,4 +89,9 @@ extension DecodingPipeline: AudioOutputControl {
     }
 
     public var hasMixer: Bool { outputs.contains { $0.softwareVolume || $0.mixer != nil } }
+
+    public func setAttribute(output id: Int, name: String, value: String) throws(MPDError) {
+        guard outputs.indices.contains(id) else { throw MPDError(.noExist, "No such audio output") }
+        try outputs[id].sink.setAttribute(name: name, value: value)
+    }
 }

@@ -1,3 +1,5 @@
+import MPDProtocol
+
 /// A decoded song as the decoder thread reads it (``AudioDecoder`` is one).
 protocol PCMSource: AnyObject {
     /// The song's own sample layout.
@@ -39,6 +41,17 @@ protocol PCMSink: AnyObject {
     func pause() -> Bool
     /// Closes the device.
     func close()
+    /// The device's runtime attributes (``AudioOutputDevice/attributes``).
+    var attributes: [OutputAttribute] { get }
+    /// Changes one (``AudioOutputDevice/setAttribute(name:value:)``).
+    func setAttribute(name: String, value: String) throws(MPDError)
+}
+
+extension PCMSink {
+    /// None, unless the sink has some.
+    var attributes: [OutputAttribute] { [] }
+    /// MPD's answer for a plugin without attributes.
+    func setAttribute(name: String, value: String) throws(MPDError) { throw OutputAttribute.unsupported }
 }
 
 extension AudioDecoder: PCMSource {}
@@ -55,4 +68,6 @@ final class DeviceSink: PCMSink {
     func cancel() { device.cancel() }
     func pause() -> Bool { device.pause() }
     func close() { device.close() }
+    var attributes: [OutputAttribute] { device.attributes }
+    func setAttribute(name: String, value: String) throws(MPDError) { try device.setAttribute(name: name, value: value) }
 }
