@@ -83,17 +83,23 @@ final class GatedCapturingSink: PCMSink, @unchecked Sendable {
         PipelineTrack(token: token, path: "/song/\(token)", duration: nil, audioFormat: "8000:16:1")
     }
 
+    /// Plays song 1 into song 2 (queued before the output starts) to the end of the stream.
+    func playOneIntoTwo(_ pipeline: DecodingPipeline, _ recorder: EventRecorder) async -> [PipelineEvent] {
+        _ = pipeline.play(track(1), from: 0, paused: true)
+        pipeline.enqueue(track(2))
+        pipeline.setPaused(false)
+        _ = await recorder.wait { !$0.isEmpty }
+        // As the player does once the next song is heard: nothing follows it.
+        pipeline.enqueue(nil)
+        return await recorder.wait { $0.contains(.finished) }
+    }
+
     @Test func theLastChunksOfASongAreMixedWithTheFirstOfTheNext() async {
         let sink = GatedCapturingSink()
         let (pipeline, recorder) = makePipeline(
             songs: [1: (1000, 21, true), 2: (3000, 21, true)], sink: sink, crossfade: CrossfadeSettings(seconds: 1))
         defer { pipeline.shutDown() }
-        _ = pipeline.play(track(1), from: 0, paused: true)
-        pipeline.enqueue(track(2))
-        pipeline.setPaused(false)
-        _ = await recorder.wait { !$0.isEmpty }
-        pipeline.enqueue(nil)
-        let events = await recorder.wait { $0.contains(.finished) }
+        let events = await playOneIntoTwo(pipeline, recorder)
         #expect(events.first == .started(track(2)))
         let samples = sink.samples.withLock { $0 }
         // 21 s = 82 chunks and 64 frames: the fade takes the last 4 chunks of song 1 (the last
@@ -118,12 +124,7 @@ final class GatedCapturingSink: PCMSink, @unchecked Sendable {
         let (pipeline, recorder) = makePipeline(
             songs: [1: (1000, 19, true), 2: (3000, 21, true)], sink: sink, crossfade: CrossfadeSettings(seconds: 1))
         defer { pipeline.shutDown() }
-        _ = pipeline.play(track(1), from: 0, paused: true)
-        pipeline.enqueue(track(2))
-        pipeline.setPaused(false)
-        _ = await recorder.wait { !$0.isEmpty }
-        pipeline.enqueue(nil)
-        _ = await recorder.wait { $0.contains(.finished) }
+        _ = await playOneIntoTwo(pipeline, recorder)
         let samples = sink.samples.withLock { $0 }
         #expect(samples == [Int16](repeating: 1000, count: 19 * 8000) + [Int16](repeating: 3000, count: 21 * 8000))
     }
