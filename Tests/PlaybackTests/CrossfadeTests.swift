@@ -96,6 +96,14 @@ import Testing
         #expect(!CrossfadeSettings(seconds: 0).canCrossfade(current: 25, next: 25, sameFormat: true), "disabled")
     }
 
+    @Test func settingsWithNaNEqualThemselves() {
+        // `mixrampdelay nan` is accepted; the decoder must still see the same settings twice.
+        let settings = CrossfadeSettings(seconds: 3, mixRampDB: .nan, mixRampDelay: .nan)
+        #expect(settings == settings)
+        #expect(settings != CrossfadeSettings(seconds: 3, mixRampDB: .nan, mixRampDelay: 1))
+        #expect(!settings.isMixRampEnabled)
+    }
+
     @Test func theOverlapIsTheFadeOrTheMixRampProfile() {
         let plain = CrossfadeSettings(seconds: 3)
         #expect(plain.overlapChunks(chunkSeconds: Self.chunkSeconds, mixRampStart: nil, mixRampPreviousEnd: nil, maximumChunks: 2000) == 129)

@@ -34,6 +34,14 @@ public struct CrossfadeSettings: Sendable, Equatable {
     /// Whether songs are crossfaded at all.
     public var isEnabled: Bool { seconds > 0 }
 
+    /// Equal when every field has the same bits, so that `nan` (which `mixrampdb` and
+    /// `mixrampdelay` accept) equals itself: the decoder compares settings before each chunk
+    /// to know whether its plan for the next song still holds.
+    public static func == (a: CrossfadeSettings, b: CrossfadeSettings) -> Bool {
+        a.seconds.bitPattern == b.seconds.bitPattern && a.mixRampDB.bitPattern == b.mixRampDB.bitPattern
+            && a.mixRampDelay.bitPattern == b.mixRampDelay.bitPattern
+    }
+
     /// Whether MixRamp decides the overlap and the songs are added rather than faded. MPD
     /// adds them whenever `mixrampdelay` > 0, even when the tags are missing and the overlap
     /// falls back to the crossfade's length (measured with MPD 0.23).
