@@ -41,8 +41,12 @@ SONG = 21  # seconds
 WINDOW = RATE // 20  # 50 ms: 22 cycles of 440 Hz, 33 of 660 Hz
 OUT_HZ, IN_HZ = 440, 660
 THROTTLE = Path(__file__).resolve().parent.parent / "support" / "throttle.py"
-RAMP_START = "-30.00 0.5;-20.00 1.0;-10.00 1.5"  # the incoming song reaches -20 dB 1 s in
-RAMP_END = "-30.00 4.0;-20.00 2.0;-10.00 1.0"  # the outgoing one is above -20 dB until 2 s before its end
+# MixRamp profiles: each song has both tags, with other times, so that the overlap shows which
+# ones count: the incoming song's start (-20 dB 0.5 s in, interpolated) and the outgoing one's
+# end (-20 dB until 3 s before its end): 0.5 + 3 − 1 = 2.5 s. (The other pairings would give
+# 1.1, 4 or no overlap.)
+OUT_RAMPS = {"MIXRAMP_START": "-30.00 0.05;-10.00 0.15", "MIXRAMP_END": "-30.00 4.0;-10.00 2.0"}
+IN_RAMPS = {"MIXRAMP_START": "-30.00 0.25;-10.00 0.75", "MIXRAMP_END": "-30.00 3.0;-10.00 1.0"}
 
 
 def tone(path: Path, hz: int, amplitude: float, seconds: float, rate: int = RATE, tags: dict | None = None):
@@ -61,11 +65,10 @@ def crossfade_library(tmp_path_factory):
     tone(music / "in48.flac", IN_HZ, 0.25, SONG, rate=48000)
     tone(music / "short_out.flac", OUT_HZ, 0.5, 6)
     tone(music / "short_in.flac", IN_HZ, 0.25, 6)
-    both = {"MIXRAMP_START": RAMP_START, "MIXRAMP_END": RAMP_END}
-    tone(music / "ramp_out.flac", OUT_HZ, 0.5, SONG, tags=both)
-    tone(music / "ramp_in.flac", IN_HZ, 0.25, SONG, tags=both)
-    tone(music / "end_only.flac", OUT_HZ, 0.5, SONG, tags={"MIXRAMP_END": RAMP_END})
-    tone(music / "start_only.flac", IN_HZ, 0.25, SONG, tags={"MIXRAMP_START": RAMP_START})
+    tone(music / "ramp_out.flac", OUT_HZ, 0.5, SONG, tags=OUT_RAMPS)
+    tone(music / "ramp_in.flac", IN_HZ, 0.25, SONG, tags=IN_RAMPS)
+    tone(music / "end_only.flac", OUT_HZ, 0.5, SONG, tags={"MIXRAMP_END": OUT_RAMPS["MIXRAMP_END"]})
+    tone(music / "start_only.flac", IN_HZ, 0.25, SONG, tags={"MIXRAMP_START": IN_RAMPS["MIXRAMP_START"]})
     return music
 
 
@@ -133,19 +136,24 @@ def test_crossfade_follows_mpds_curve(fading_server):
 
 
 @pytest.mark.parametrize("songs,expected", [
-    (("ramp_out.flac", "ramp_in.flac"), 2.0), (("end_only.flac", "start_only.flac"), 3.0), (("out.flac", "in.flac"), 3.0),
-], ids=["tags", "one-tag-each", "no-tags"])
+    (("ramp_out.flac", "ramp_in.flac"), 2.5), (("end_only.flac", "start_only.flac"), 2.5), (("out.flac", "in.flac"), 3.0),
+], ids=["tags", "the-two-that-count", "no-tags"])
 def test_mixramp_adds_the_songs_over_the_tagged_overlap(fading_server, songs, expected):
-    """`mixrampdb -20`, `mixrampdelay 1`: the tags put -20 dB 1 s into the incoming song and 2 s
-    before the outgoing one's end, so they overlap by 1 + 2 − 1 = 2 s. MPD 0.23 goes by the tags
-    only when both songs carry both of them: with the outgoing song's MIXRAMP_END and the
-    incoming one's MIXRAMP_START alone, and without tags, the overlap is the crossfade's 3 s.
-    Either way MPD adds the songs at full weight rather than fading."""
+    """`mixrampdb -20`, `mixrampdelay 1`: the incoming song's MIXRAMP_START reaches -20 dB 0.5 s
+    in, the outgoing one's MIXRAMP_END 3 s before its end: they overlap by 0.5 + 3 − 1 = 2.5 s,
+    whether or not the songs carry their other tag. Without tags the overlap is the crossfade's
+    3 s. Either way the songs are added at full weight rather than faded.
+
+    MPD 0.23 does not always see the tags: its FLAC decoder reports the stream ready before it
+    reads them, and the player may decide in between (measured: the same two files gave the
+    tags' overlap in one run and the crossfade's in the next). So on MPD a tagged pair may also
+    overlap by the crossfade's 3 s; Tonearm reads the tags when it opens the song."""
     server, capture = fading_server()
     left = play(server, capture, "crossfade 3", "mixrampdb -20", "mixrampdelay 1",
                 *(f'add "{song}"' for song in songs), "play")
     overlap = overlap_seconds(left)
-    assert abs(overlap - expected) < 0.05, overlap
+    allowed = {expected, 3.0} if server.kind == "mpd" else {expected}
+    assert any(abs(overlap - seconds) < 0.05 for seconds in allowed), overlap
     fade_start = round((SONG - overlap) * RATE)
     for at in range(fade_start + 2 * WINDOW, fade_start + round(overlap * RATE) - 3 * WINDOW, 4 * WINDOW):
         outgoing, incoming = weights(left, at)

@@ -150,16 +150,14 @@ extension DecodingPipeline {
         func decibels(_ info: ReplayGainInfo?) -> Float {
             20 * log10f(Float(gain.factor(for: info)) / Float(SoftwareVolume.unity))
         }
-        // MPD's rule takes the next song's start ramp and this one's end ramp, but Debian's MPD
-        // 0.23 uses them only when both songs carry both tags (measured: a song tagged with
-        // MIXRAMP_END alone followed by one with MIXRAMP_START alone gets the plain fade's
-        // length); Tonearm does the same.
-        let tagged = [opened.mixRamp, current.mixRamp].allSatisfy { $0.start != nil && $0.end != nil }
+        // The next song's start ramp and this one's end ramp. (MPD 0.23 sometimes misses them:
+        // its FLAC decoder reports the stream ready before it has read the tags, and the player
+        // may decide in between; then it falls back to the fade's length. Tonearm reads the
+        // tags when it opens the song, so it always has them.)
         let chunks = settings.overlapChunks(
             chunkSeconds: Double(chunkFrames) / Double(format.sampleRate),
             gainDB: decibels(opened.replayGain), previousGainDB: decibels(current.replayGain),
-            mixRampStart: tagged ? opened.mixRamp.start : nil, mixRampPreviousEnd: tagged ? current.mixRamp.end : nil,
-            maximumChunks: maximumChunks)
+            mixRampStart: opened.mixRamp.start, mixRampPreviousEnd: current.mixRamp.end, maximumChunks: maximumChunks)
         guard chunks > 0 else { return refused }
         return .planned(IncomingSong(source: opened, track: upcoming), chunks: chunks, settings: settings)
     }
