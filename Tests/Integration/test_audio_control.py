@@ -264,8 +264,9 @@ def test_outputset(make_audio_server):
 
 def test_allowed_formats_sets_the_sample_type(make_audio_server, audio_library, tmp_path):
     """`allowed_formats "*:32:*"` makes the ALSA output take 32-bit samples: an ALSA `file:`
-    PCM receives the same song at twice the size, each sample the 16-bit one widened (`s <<
-    16`). (MPD pads the last period with silence, so sizes are compared, not fixed.)"""
+    PCM receives the same song, each sample the 16-bit one widened (`s << 16`). MPD adds a
+    varying amount of silence around the song (it pads periods), so on MPD the comparison leaves
+    out the silence at either end."""
     sizes, streams = [], []
     for index, setting in enumerate([None, '"*:32:*"']):
         raw = tmp_path / f"alsa{index}.raw"
@@ -280,6 +281,15 @@ def test_allowed_formats_sets_the_sample_type(make_audio_server, audio_library, 
         server.stop()
         sizes.append(len(audio.read_settled(raw)))
         streams.append(raw.read_bytes())
-    assert sizes[0] >= len(audio.decode(audio_library.music / "tone.flac")) and sizes[1] == 2 * sizes[0]
-    narrow, wide = audio.samples(streams[0]), array.array("i", streams[1])
-    assert list(wide) == [s << 16 for s in narrow]
+    narrow, wide = list(audio.samples(streams[0])), list(array.array("i", streams[1]))
+    assert len(narrow) >= len(audio.decode(audio_library.music / "tone.flac")) // 2
+    if server.kind == "mpd":
+        narrow, wide = trim_silence(narrow), trim_silence(wide)
+    assert wide == [s << 16 for s in narrow]
+
+
+def trim_silence(samples: list[int]) -> list[int]:
+    """`samples` without the zeros at either end."""
+    start = next((i for i, s in enumerate(samples) if s), len(samples))
+    end = len(samples) - next((i for i, s in enumerate(reversed(samples)) if s), 0)
+    return samples[start:end]

@@ -190,21 +190,26 @@ def test_single_mode_does_not_crossfade(fading_server):
 
 
 def test_elapsed_follows_the_outgoing_song_through_the_fade(make_audio_server, crossfade_library):
-    """On a real-time (null) output, 3 s from the end of a 21 s song with `crossfade 3`:
+    """On a real-time (null) output, 5 s from the end of a 21 s song with `crossfade 3`:
     `status` shows the outgoing song while the fade plays (elapsed past 18.5 s), and the
-    incoming one from the fade's end on, its elapsed already ~3 s."""
+    incoming one from the fade's end on, its elapsed already ~3 s. MPD may show `elapsed: 0.000`
+    for an instant at the change, before its outputs report the new song's time; after that
+    it is ~3 s too. Tonearm never shows less."""
     server = make_audio_server(audio.null_output(), music_dir=crossfade_library)
     seen = []
+
+    def record(s):
+        seen.append((s.get("song"), float(s.get("elapsed", 0))))
+        return s.get("song") == "1" and seen[-1][1] > 0
     with server.connect() as c:
         for command in ("crossfade 3", 'add "out.flac"', 'add "in.flac"', "seek 0 16"):
             assert c.command(command) == ["OK"], command
-
-        def changed(s):
-            seen.append((s.get("song"), float(s.get("elapsed", 0))))
-            return s.get("song") == "1"
-        wait_status(c, changed, timeout=60, what="the song change")
+        wait_status(c, record, timeout=60, what="the new song's elapsed")
     assert any(song == "0" and elapsed > 18.5 for song, elapsed in seen), seen
-    assert all(elapsed >= 2.9 for song, elapsed in seen if song == "1"), seen
+    incoming = [elapsed for song, elapsed in seen if song == "1"]
+    if server.kind == "mpd":
+        incoming = [elapsed for elapsed in incoming if elapsed > 0]
+    assert incoming and all(elapsed >= 2.9 for elapsed in incoming), seen
 
 
 def test_deleting_the_next_song_during_the_fade_leaves_the_outgoing_song(fading_server):

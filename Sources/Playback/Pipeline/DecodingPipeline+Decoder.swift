@@ -76,6 +76,7 @@ extension DecodingPipeline {
                     lock.unlock()
                 }
             case .openNext(let wanted, let generation):
+                fade.reset()  // a song opened ahead for a fade that did not happen
                 do {
                     let opened = try openSource(wanted)
                     if wanted.start > 0 { try opened.seek(to: wanted.start) }
