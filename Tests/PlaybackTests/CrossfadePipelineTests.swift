@@ -119,6 +119,29 @@ final class GatedCapturingSink: PCMSink, @unchecked Sendable {
         #expect(samples[(fadeStart + overlap)...].allSatisfy { $0 == 3000 })
     }
 
+    @Test func theDecoderWaitsForTheNextSongBeforeTheFade() async {
+        let sink = GatedCapturingSink()
+        let (pipeline, recorder) = makePipeline(
+            songs: [1: (1000, 21, true), 2: (3000, 21, true)], sink: sink, crossfade: CrossfadeSettings(seconds: 1))
+        defer { pipeline.shutDown() }
+        // 1.5 s from the end (6 chunks, the last short), and the next song told late: the
+        // decoder must not decode into the last 4 chunks before it knows.
+        _ = pipeline.play(track(1), from: 19.5, paused: false)
+        for _ in 0..<200 where !pipeline.lock.withLock({ pipeline.fadeAwaitsNext }) { try? await Task.sleep(for: .milliseconds(5)) }
+        #expect(pipeline.lock.withLock { pipeline.fadeAwaitsNext })
+        pipeline.enqueue(track(2))
+        _ = await recorder.wait { !$0.isEmpty }
+        pipeline.enqueue(nil)
+        _ = await recorder.wait { $0.contains(.finished) }
+        let samples = sink.samples.withLock { $0 }
+        let overlap = 3 * Self.chunkFrames + 1760
+        #expect(samples.count == 12000 - overlap + 21 * 8000)
+        #expect(samples[..<(2 * Self.chunkFrames)].allSatisfy { $0 == 1000 })
+        // Two chunks of song 1 alone, four mixed (the last one partly song 2 alone), then song 2.
+        #expect(samples[(2 * Self.chunkFrames)..<(3 * Self.chunkFrames)].allSatisfy { abs(Int($0) - 1000) <= 3 })
+        #expect(samples[(6 * Self.chunkFrames)...].allSatisfy { $0 == 3000 })
+    }
+
     @Test func songsShorterThan20SecondsFollowEachOtherWhole() async {
         let sink = GatedCapturingSink()
         let (pipeline, recorder) = makePipeline(

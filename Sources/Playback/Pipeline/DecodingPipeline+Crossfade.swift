@@ -28,6 +28,8 @@ extension DecodingPipeline {
         var settings: CrossfadeSettings
         /// The song that follows, when it is known and no border pause is due.
         var upcoming: PipelineTrack?
+        /// Whether the player has not said yet what follows (and no border pause is due).
+        var awaitingNext: Bool
         /// `audio_output_format`, if set.
         var configuredFormat: String?
     }
@@ -80,16 +82,25 @@ extension DecodingPipeline {
         mutating func reset() { phase = .idle }
     }
 
+    /// What the decoder does with the chunk in hand.
+    enum FadeDecision {
+        /// Decodes it as usual.
+        case plain
+        /// Mixes it (``decodeFading(_:_:current:playing:gain:gainStage:)``).
+        case mix
+        /// Decodes nothing until the player says which song follows.
+        case waitForNext
+    }
+
     /// Plans the fade into the upcoming song and starts it when the current song is that close
-    /// to its end. - Returns: whether this chunk is mixed.
+    /// to its end.
     func startFade(
         _ fade: inout CrossfadeState, _ chunk: Chunk, current: any PCMSource, playing: PipelineTrack,
         gain: ReplayGainSettings, context: FadeContext
-    ) -> Bool {
-        guard let upcoming = context.upcoming, context.settings.isEnabled,
-              let end = playing.end ?? current.duration else {
+    ) -> FadeDecision {
+        guard context.settings.isEnabled, let end = playing.end ?? current.duration else {
             fade.reset()
-            return false
+            return .plain
         }
         let format = chunk.format
         let chunkFrames = chunk.space.count / format.frameSize
@@ -97,29 +108,38 @@ extension DecodingPipeline {
         let remaining = max(1, (remainingFrames + chunkFrames - 1) / chunkFrames)
         // MPD keeps `buffer_before_play` (a second) out of the overlap.
         let maximumChunks = buffer.capacity - format.bytesPerSecond / buffer.chunkSize
-        guard remaining <= maximumChunks else { return false }
+        guard let upcoming = context.upcoming else {
+            fade.reset()
+            // Within the fade's length of the end, the next song must be known before going on:
+            // MPD's player decides when the chunks are played, the decoder here when it makes them.
+            let fadeChunks = context.settings.overlapChunks(
+                chunkSeconds: Double(chunkFrames) / Double(format.sampleRate), mixRampStart: nil,
+                mixRampPreviousEnd: nil, maximumChunks: maximumChunks)
+            return context.awaitingNext && remaining <= fadeChunks ? .waitForNext : .plain
+        }
+        guard remaining <= maximumChunks else { return .plain }
 
         switch fade.phase {
         case .refused(let token, let settings) where token == upcoming.token && settings == context.settings:
-            return false
+            return .plain
         case .planned(let incoming, _, let settings) where incoming.track.token == upcoming.token && settings == context.settings:
             break
         default:
             fade.phase = plan(upcoming, current: current, playing: playing, format: format, gain: gain,
                               context: context, chunkFrames: chunkFrames, maximumChunks: maximumChunks)
         }
-        guard case .planned(let incoming, let chunks, let settings) = fade.phase, remaining <= chunks else { return false }
+        guard case .planned(let incoming, let chunks, let settings) = fade.phase, remaining <= chunks else { return .plain }
 
         lock.lock()
         defer { lock.unlock() }
         guard chunk.generation == generation, buffer.written == chunk.index, !borderPause,
-              next?.token == upcoming.token else { return false }
+              next?.token == upcoming.token else { return .plain }
         border = (chunk.index, upcoming.token)
         fadeStart = (chunk.index, playing, current.position)
         next = nil
         nextKnown = false
         fade.phase = .fading(incoming, total: remaining, remaining: remaining, additive: settings.isMixRampEnabled)
-        return true
+        return .mix
     }
 
     /// Opens the upcoming song and applies MPD's rules to it. `format` is what the decoder

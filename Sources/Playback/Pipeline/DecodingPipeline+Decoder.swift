@@ -119,7 +119,15 @@ extension DecodingPipeline {
                 let format = sessionFormat ?? outputFormat(for: current.sourceFormat)
                 sessionFormat = format
                 let chunk = Chunk(space: space, index: index, generation: generation, format: format)
-                if fade.isFading || startFade(&fade, chunk, current: current, playing: playing, gain: gain, context: context) {
+                let decision = fade.isFading
+                    ? .mix : startFade(&fade, chunk, current: current, playing: playing, gain: gain, context: context)
+                if decision == .waitForNext {
+                    lock.lock()
+                    if generation == self.generation { fadeAwaitsNext = true }
+                    lock.unlock()
+                    continue
+                }
+                if decision == .mix {
                     if let incoming = decodeFading(&fade, chunk, current: current, playing: playing, gain: gain,
                                                    gainStage: &gainStage) {
                         // The fade is over (or the outgoing song ended sooner): the incoming
@@ -196,11 +204,12 @@ extension DecodingPipeline {
                     return .end(generation: generation)
                 }
             }
-            if hasSource && !decoderWaitingForNext && buffer.hasRoom
+            if fadeAwaitsNext && (nextKnown || borderPause || !crossfade.isEnabled) { fadeAwaitsNext = false }
+            if hasSource && !decoderWaitingForNext && !fadeAwaitsNext && buffer.hasRoom
                 && (!decoderHeld || buffer.freeChunks >= refillChunks) {
                 decoderHeld = false
                 let fade = FadeContext(settings: crossfade, upcoming: borderPause || !nextKnown ? nil : next,
-                                       configuredFormat: configuredFormat)
+                                       awaitingNext: !nextKnown && !borderPause, configuredFormat: configuredFormat)
                 return .decode(into: buffer.space(), index: buffer.written, generation: generation, gain: replayGain,
                                fade: fade)
             }
@@ -210,7 +219,7 @@ extension DecodingPipeline {
                 decoderHeld = true
             }
             // Whether only room in the buffer lets the decoder go on: the outputs wake it then.
-            decoderNeedsRoom = (hasSource && !decoderWaitingForNext)
+            decoderNeedsRoom = (hasSource && !decoderWaitingForNext && !fadeAwaitsNext)
                 || (decoderWaitingForNext && border == nil && next == nil && nextKnown)
             lock.wait()
             decoderNeedsRoom = false

@@ -83,6 +83,10 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     /// and its position there) until another song change: a change of the next song can still
     /// undo the fade.
     var fadeStart: (index: Int, outgoing: PipelineTrack, time: Double)?
+    /// The decoder is within a fade's length of the song's end and waits to hear which song
+    /// follows (the player says so right after `play`, and once the outputs reach a song
+    /// change), so that it does not decode past where the fade must begin.
+    var fadeAwaitsNext = false
     /// An undone fade: the decoder goes back to the outgoing song, at this offset.
     var resumeOutgoing: (track: PipelineTrack, offset: Double)?
     var reference: Int?
@@ -162,6 +166,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         border = nil
         fadeStart = nil
         resumeOutgoing = nil
+        fadeAwaitsNext = false
         format = nil
         self.paused = paused
         playingToken = track.token
@@ -224,6 +229,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         border = nil
         fadeStart = nil
         resumeOutgoing = nil
+        fadeAwaitsNext = false
         paused = false
         playingToken = nil
         bitrate = 0
