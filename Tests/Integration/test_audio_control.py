@@ -1,11 +1,13 @@
 """Audio outputs under control and under fault, against Tonearm and Debian's MPD 0.23: songs
 that cannot be decoded, an ALSA device that cannot be opened, `outputs`/`enableoutput`/
-`disableoutput`/`toggleoutput` with their idle events, and `elapsed` as what has been heard.
+`disableoutput`/`toggleoutput`/`outputset` with their idle events, ALSA's `allowed_formats`,
+and `elapsed` as what has been heard.
 
 Files come from the audio library (Tests/support/audio.py, made at test time); what a `pipe`
 output receives is compared with the `ffmpeg` CLI's decode. No timing is asserted: tests wait
 for states with generous timeouts, and elapsed is only checked for order and bounds.
 """
+import array
 import shutil
 import sys
 import time
@@ -151,10 +153,14 @@ def test_output_commands(make_audio_server):
     when an output's state changes (every toggle; not for enabling what is enabled), and
     `mixer` too when that output has a mixer (MPD: on enable and disable; on toggle only when
     it disables)."""
-    server = make_audio_server(TWO_NULLS)
+    check_answers_and_events(make_audio_server(TWO_NULLS), OUTPUT_COMMANDS)
+
+
+def check_answers_and_events(server, script):
+    """Runs each (command, answer, idle events) of `script`; a second client sees the events."""
     with server.connect() as c, server.connect() as watcher:
         pending_events(watcher)
-        for command, answer, events in OUTPUT_COMMANDS:
+        for command, answer, events in script:
             assert c.command(command) == answer, command
             assert sorted(pending_events(watcher)) == events, command
 
@@ -205,3 +211,85 @@ def test_elapsed_is_what_has_been_heard(make_audio_server):
         now = wait_status(c, lambda s: s["state"] == "stop" or float(s.get("elapsed", 0)) > paused,
                           what="elapsed to go on")
         assert now["state"] == "play" and paused < float(now["elapsed"]) <= 6
+
+
+# An ALSA output on ALSA's `null` PCM (nothing is opened until something plays) and a null output.
+ALSA_AND_NULL = ('audio_output {\n type "alsa"\n name "card"\n device "null"\n mixer_type "none"\n}\n'
+                 + audio.null_output("null"))
+
+
+def card(allowed: str, dop: str) -> list[str]:
+    return ["outputid: 0", "outputname: card", "plugin: alsa", "outputenabled: 1",
+            f"attribute: allowed_formats={allowed}", f"attribute: dop={dop}",
+            "outputid: 1", "outputname: null", "plugin: null", "outputenabled: 1", "OK"]
+
+
+# (command, its answer, the idle events it raises), as Debian's MPD 0.23 gives them.
+OUTPUTSET_COMMANDS = [
+    ("outputs", card("", "0"), []),
+    ("outputset 0 dop 1", ["OK"], ["output"]),
+    ("outputset 0 dop 1", ["OK"], ["output"]),
+    ("outputset 0 dop 2", ["ACK [2@0] {outputset} Bad 'dop' value"], []),
+    ("outputset 0 dop yes", ["ACK [2@0] {outputset} Bad 'dop' value"], []),
+    ('outputset 0 allowed_formats "44100:16:2  *:24:*"', ["OK"], ["output"]),
+    ("outputs", card("44100:16:2 *:24:*", "1"), []),
+    ('outputset 0 allowed_formats "dsd64:2=dop 48000:24_3:1"', ["OK"], ["output"]),
+    ("outputs", card("dsd64:2=dop 48000:24:1", "1"), []),
+    ('outputset 0 allowed_formats "44100:16:2 x"', ["ACK [2@0] {outputset} Failed to parse the sample rate"], []),
+    ('outputset 0 allowed_formats "44100:16"', ["ACK [2@0] {outputset} Channel count missing"], []),
+    ("outputs", card("dsd64:2=dop 48000:24:1", "1"), []),
+    ('outputset 0 allowed_formats ""', ["OK"], ["output"]),
+    ("outputset 0 dop 0", ["OK"], ["output"]),
+    ("outputs", card("", "0"), []),
+    ("outputset 0 foo bar", ["ACK [2@0] {outputset} Unsupported attribute"], []),
+    ("outputset 0 Dop 1", ["ACK [2@0] {outputset} Unsupported attribute"], []),
+    ("outputset 0 foo-x bar", ["ACK [2@0] {outputset} Illegal attribute name"], []),
+    ('outputset 0 "" bar', ["ACK [2@0] {outputset} Illegal attribute name"], []),
+    ("outputset 1 dop 1", ["ACK [2@0] {outputset} Unsupported attribute"], []),
+    ("outputset 2 dop 1", ["ACK [50@0] {outputset} No such audio output"], []),
+    ("outputset 9 foo-x bar", ["ACK [50@0] {outputset} No such audio output"], []),
+    ("outputset -1 dop 1", ["ACK [2@0] {outputset} Number too large: -1"], []),
+    ("outputset x dop 1", ["ACK [2@0] {outputset} Integer expected: x"], []),
+    ("outputset 0 dop", ['ACK [2@0] {outputset} wrong number of arguments for "outputset"'], []),
+]
+
+
+def test_outputset(make_audio_server):
+    """`outputset` and the `attribute:` lines of `outputs`: ALSA's `dop` (0 or 1) and
+    `allowed_formats` (a list of formats, printed in MPD's spelling), MPD's errors in MPD's
+    order (the output, then the name, then the plugin), idle `output` on every success and on
+    nothing else."""
+    check_answers_and_events(make_audio_server(ALSA_AND_NULL), OUTPUTSET_COMMANDS)
+
+
+def test_allowed_formats_sets_the_sample_type(make_audio_server, audio_library, tmp_path):
+    """`allowed_formats "*:32:*"` makes the ALSA output take 32-bit samples: an ALSA `file:`
+    PCM receives the same song, each sample the 16-bit one widened (`s << 16`). MPD adds a
+    varying amount of silence around the song (it pads periods), so on MPD the comparison leaves
+    out the silence at either end."""
+    sizes, streams = [], []
+    for index, setting in enumerate([None, '"*:32:*"']):
+        raw = tmp_path / f"alsa{index}.raw"
+        server = make_audio_server(f'audio_output {{\n type "alsa"\n name "card"\n device "file:\'{raw}\',raw"\n'
+                                   ' mixer_type "none"\n}\n')
+        with server.connect() as c:
+            if setting:
+                assert c.command(f"outputset 0 allowed_formats {setting}") == ["OK"]
+            assert c.command('add "tone.flac"') == ["OK"] and c.command("play") == ["OK"]
+            wait_state(c, "stop")
+            assert "error" not in status(c)
+        server.stop()
+        sizes.append(len(audio.read_settled(raw)))
+        streams.append(raw.read_bytes())
+    narrow, wide = list(audio.samples(streams[0])), list(array.array("i", streams[1]))
+    assert len(narrow) >= len(audio.decode(audio_library.music / "tone.flac")) // 2
+    if server.kind == "mpd":
+        narrow, wide = trim_silence(narrow), trim_silence(wide)
+    assert wide == [s << 16 for s in narrow]
+
+
+def trim_silence(samples: list[int]) -> list[int]:
+    """`samples` without the zeros at either end."""
+    start = next((i for i, s in enumerate(samples) if s), len(samples))
+    end = len(samples) - next((i for i, s in enumerate(reversed(samples)) if s), 0)
+    return samples[start:end]

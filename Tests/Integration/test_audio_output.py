@@ -18,8 +18,8 @@ What the two servers do differently is asserted for each, and said here:
 - seeking: in an MP3 MPD 0.23 leaves 1 296 frames out, in an Opus file it plays 648 frames and
   ends; Tonearm lands on the sample in every format.
 
-Replay gain matches MPD byte for byte on both servers. Crossfade is not implemented in Tonearm
-yet: its test is a strict xfail on Tonearm.
+Replay gain matches MPD byte for byte on both servers. Crossfade and MixRamp have their own
+tests (test_crossfade.py).
 """
 import sys
 from pathlib import Path
@@ -140,20 +140,6 @@ def test_replay_gain_applies_the_tags_gain(make_audio_server, audio_library, tmp
     received = audio.samples(play_and_collect(server, capture, 'add "gain.flac"', "play", expected=len(source) * 2))
     assert max(abs(a - s * 513 / 1024) for a, s in zip(received, source)) <= 4
     assert received == audio.volume_16(source, 0, factor=513)
-
-
-def test_crossfade_overlaps_the_songs(make_audio_server, audio_library, tmp_path, request):
-    """`crossfade 2` between two 6 s songs: the second fades in over the last 2 s of the first,
-    so the stream is 10 s long, not 12. Tonearm accepts the setting but does not crossfade yet:
-    a strict xfail. Not compared with MPD: Debian's MPD 0.23 did not crossfade in this setup
-    either (pipe or null outputs, the same 6 s song twice: 12 s of audio, 12 s played)."""
-    capture = tmp_path / "pcm.raw"
-    server = make_audio_server(audio.pipe_output(capture))
-    if server.kind == "mpd":
-        pytest.skip("MPD 0.23 does not crossfade these songs (see the docstring)")
-    request.applymarker(pytest.mark.xfail(strict=True, reason="crossfade is not implemented yet (issue 5, item 5)"))
-    received = play_and_collect(server, capture, "crossfade 2", 'add "long.flac"', 'add "long.flac"', "play")
-    assert len(received) // 4 == 10 * 44100
 
 
 @pytest.mark.parametrize("suffix", list(audio.ENCODERS))

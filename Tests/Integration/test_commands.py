@@ -14,7 +14,7 @@ def test_commands_lists_exactly_what_is_implemented(tonearm):
             if name in ("close", "kill", "idle"):
                 continue
             assert "unknown command" not in c.command(name)[-1], name
-    assert {"play", "currentsong", "add", "status", "setvol", "plchanges", "outputs", "enableoutput"} <= set(names)
+    assert {"play", "currentsong", "add", "status", "setvol", "plchanges", "outputs", "enableoutput", "outputset"} <= set(names)
     # Stored playlists: Tonearm always has a playlist_directory (it has a default), so, unlike an
     # MPD without one, it advertises all of them.
     assert {"listplaylist", "listplaylistinfo", "listplaylists", "load", "playlistadd", "playlistclear",
@@ -24,9 +24,7 @@ def test_commands_lists_exactly_what_is_implemented(tonearm):
     # without one: test_stickers.py); client-to-client messages always are.
     assert {"sticker", "stickernames", "stickernamestypes", "stickertypes"} <= set(names)
     assert {"subscribe", "unsubscribe", "channels", "readmessages", "sendmessage"} <= set(names)
-    assert {"partition", "listpartitions", "newpartition", "delpartition", "moveoutput"} <= set(names)
-    # No output has runtime attributes yet: not advertised.
-    assert "outputset" not in names
+    assert {"partition", "listpartitions", "newpartition", "delpartition", "moveoutput", "outputset"} <= set(names)
 
 
 def test_tagtypes_are_per_connection(tonearm):

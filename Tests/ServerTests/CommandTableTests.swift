@@ -22,7 +22,7 @@ struct CommandTableTests {
             "add", "addid", "addtagid", "clear", "cleartagid", "delete", "deleteid", "move", "moveid", "prio",
             "prioid", "rangeid", "shuffle", "swap", "swapid",
             "playlist", "playlistfind", "playlistid", "playlistinfo", "playlistsearch", "plchanges", "plchangesposid",
-            "outputs", "enableoutput", "disableoutput", "toggleoutput",
+            "outputs", "outputset", "enableoutput", "disableoutput", "toggleoutput",
             "listplaylist", "listplaylistinfo", "listplaylists", "load", "playlistadd", "playlistclear",
             "playlistdelete", "playlistlength", "playlistmove", "rename", "rm", "save", "searchaddpl", "searchplaylist",
             "sticker", "stickernames", "stickernamestypes", "stickertypes",

@@ -6,7 +6,7 @@ extension AudioFormatPattern {
     /// `dsdN:CHANNELS` (N even, 32...4096) is DSD at N × 44100 / 8 Hz. With `mask`, any field may
     /// be `*`. Numbers are read with `strtoul`, so blanks and a sign are accepted; the sample
     /// rate and channel count are checked after narrowing to 32 bits, as in MPD.
-    static func parse(_ text: String, mask: Bool) throws(MPDError) -> AudioFormatPattern {
+    public static func parse(_ text: String, mask: Bool) throws(MPDError) -> AudioFormatPattern {
         let bytes = FilterScanner(text).bytes
         var index = 0
 

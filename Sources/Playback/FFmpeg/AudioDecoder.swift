@@ -20,6 +20,8 @@ public final class AudioDecoder {
     public let duration: Double?
     /// The ReplayGain values from the file's tags, if any.
     public let replayGain: ReplayGainInfo?
+    /// The MixRamp profile from the file's tags, for crossfading into and out of the song.
+    public let mixRamp: MixRampInfo
     /// Kbit/s of the packet decoded last (0 when unknown), for MPD's `status` `bitrate`: it
     /// follows variable bit rates as they play.
     public private(set) var bitrate = 0
@@ -76,6 +78,7 @@ public final class AudioDecoder {
         startTime = stream.start_time == TONEARM_AV_NOPTS_VALUE ? 0 : stream.start_time
         duration = input.duration
         replayGain = ReplayGainInfo.read(format: input.format, stream: input.stream)
+        mixRamp = MixRampInfo.read(format: input.format, stream: input.stream)
         seekPreroll = input.seekPreroll
         let bits = codec.bits_per_raw_sample > 0 ? codec.bits_per_raw_sample : stream.codecpar.pointee.bits_per_raw_sample
         sourceFormat = PCMFormat(

@@ -1,5 +1,6 @@
 import CALSA
 import Glibc
+public import MPDProtocol
 
 /// MPD's `alsa` output: a PCM opened by name (`device`, default `default`), written with
 /// blocking `snd_pcm_writei` from the output thread.
@@ -31,6 +32,7 @@ public final class ALSAOutput: AudioOutputDevice {
     private let periodTime: UInt32
     private let forced: ForcedFormat?
     private let mixer: ALSAMixer?
+    private let settable: ALSAAttributes
     private var pcm: OpaquePointer?
     private var frameSize = 0
     private var canPause = false
@@ -40,7 +42,11 @@ public final class ALSAOutput: AudioOutputDevice {
     public private(set) var negotiated: ALSAHardwareSetupSummary?
 
     /// Creates an ALSA output; nothing is opened until ``open(format:)``.
-    init(name: String, device: String, bufferTime: Int, periodTime: Int, forced: ForcedFormat?, mixer: ALSAMixer?) {
+    init(
+        name: String, device: String, bufferTime: Int, periodTime: Int, forced: ForcedFormat?, mixer: ALSAMixer?,
+        allowedFormats: [AllowedFormat] = [], dop: Bool = false
+    ) {
+        settable = ALSAAttributes(allowedFormats: allowedFormats, dop: dop)
         self.name = name
         self.device = device
         self.bufferTime = UInt32(clamping: bufferTime)
@@ -53,6 +59,15 @@ public final class ALSAOutput: AudioOutputDevice {
     /// mixer.
     public convenience init(name: String = "alsa", device: String = "default") {
         self.init(name: name, device: device, bufferTime: 500_000, periodTime: 0, forced: nil, mixer: nil)
+    }
+
+    /// `allowed_formats` and `dop`. Tonearm decodes DSD to PCM, so `dop` (DSD over PCM) is
+    /// kept and shown but never has anything to apply to.
+    public var attributes: [OutputAttribute] { settable.list }
+
+    /// `outputset` for `allowed_formats` and `dop`, with MPD's errors; used at the next open.
+    public func setAttribute(name: String, value: String) throws(MPDError) {
+        try settable.set(name: name, value: value)
     }
 
     /// Closes the PCM if the owner forgot, so the card is not held after the output is gone.
@@ -70,8 +85,14 @@ public final class ALSAOutput: AudioOutputDevice {
         }
         let result: ALSAHardwareSetup.Result
         do {
-            result = try ALSAHardwareSetup.configure(
-                handle, format: forced.apply(to: format), bufferTime: bufferTime, periodTime: periodTime)
+            // `allowed_formats` chooses the entry as MPD does (the first the format fits, else
+            // the first) and puts in its sample type. Its rate and channels are left to the
+            // stream: the output thread converts sample types only (MPD would resample).
+            var wanted = forced.apply(to: format)
+            if let allowed = AllowedFormat.bestMatch(settable.allowedFormats, for: wanted) {
+                wanted.sample = allowed.apply(to: wanted).sample
+            }
+            result = try ALSAHardwareSetup.configure(handle, format: wanted, bufferTime: bufferTime, periodTime: periodTime)
         } catch {
             snd_pcm_close(handle)
             throw OutputError("Error opening ALSA device \"\(device)\"; \(error.message)", code: error.code)

@@ -1,3 +1,5 @@
+public import MPDProtocol
+
 /// One audio device: the sink at the end of the pipeline for one `audio_output` block.
 ///
 /// A device is driven by exactly one output thread, in the order open, many writes (with
@@ -53,6 +55,22 @@ public protocol AudioOutputDevice: AnyObject {
     /// `hardware` (the ALSA simple mixer). Software volume is applied to the samples by the
     /// output thread with ``SoftwareVolume`` instead.
     var hardwareMixer: (any HardwareMixer)? { get }
+
+    /// The runtime attributes `outputs` lists for the device (MPD's ALSA plugin has
+    /// `allowed_formats` and `dop`; the others have none).
+    var attributes: [OutputAttribute] { get }
+
+    /// `outputset`: changes an attribute; it applies from the next open. Called from a client's
+    /// task, not the output thread.
+    func setAttribute(name: String, value: String) throws(MPDError)
+}
+
+extension AudioOutputDevice {
+    /// No attributes, unless the plugin has some.
+    public var attributes: [OutputAttribute] { [] }
+
+    /// MPD's answer for a plugin without attributes.
+    public func setAttribute(name: String, value: String) throws(MPDError) { throw OutputAttribute.unsupported }
 }
 
 /// A volume control in the device itself, reached from the partition's command handlers while

@@ -1,4 +1,5 @@
 public import Configuration
+import MPDProtocol
 
 /// Builds the device for one `audio_output` block.
 ///
@@ -50,9 +51,20 @@ public enum OutputFactory {
                 name: config.name, device: device,
                 bufferTime: try settings.integer("buffer_time", default: 500_000, in: 1...Int(UInt32.max)),
                 periodTime: try settings.integer("period_time", default: 0, in: 0...Int(UInt32.max)),
-                forced: forced, mixer: mixer)
+                forced: forced, mixer: mixer, allowedFormats: try allowedFormats(settings["allowed_formats"]),
+                dop: try settings.bool("dop", default: false))
         default:
             throw OutputError("No such audio output plugin: \(config.type)")
+        }
+    }
+
+    /// ALSA's `allowed_formats` option, with MPD's parse errors.
+    private static func allowedFormats(_ text: String?) throws(OutputError) -> [AllowedFormat] {
+        guard let text else { return [] }
+        do {
+            return try AllowedFormat.parseList(text)
+        } catch {
+            throw OutputError("allowed_formats: \(error.message)")
         }
     }
 }

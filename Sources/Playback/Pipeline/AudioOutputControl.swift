@@ -1,3 +1,4 @@
+public import MPDProtocol
 public import Configuration
 import Foundation
 
@@ -16,6 +17,8 @@ public struct OutputStatus: Sendable, Equatable {
     /// Whether the output has a mixer (software or hardware): switching it raises idle
     /// `mixer` as well, as in MPD.
     public var hasMixer = false
+    /// `attribute:` lines (``AudioOutputDevice/attributes``).
+    public var attributes: [OutputAttribute] = []
 }
 
 /// The audio outputs the server can switch on and off (`outputs`, `enableoutput`, …).
@@ -26,6 +29,9 @@ public protocol AudioOutputControl: AnyObject, Sendable {
     func setOutput(_ id: Int, enabled: Bool) -> Bool?
     /// Whether volume can be changed: an output has a software or a working hardware mixer.
     var hasMixer: Bool { get }
+    /// `outputset`: sets attribute `name` of output `id` (which exists), with the plugin's
+    /// errors.
+    func setAttribute(output id: Int, name: String, value: String) throws(MPDError)
 }
 
 extension DecodingPipeline: AudioOutputControl {
@@ -45,10 +51,16 @@ extension DecodingPipeline: AudioOutputControl {
         devices: OutputDevices, attached: Bool, configuration: TonearmConfiguration,
         report: @escaping @Sendable (String) -> Void
     ) -> DecodingPipeline {
-        DecodingPipeline(outputs: devices.outputs, attached: attached, bufferBytes: configuration.audioBufferSize,
-                         replayGain: ReplayGainSettings(configuration: configuration), log: report) { track in
+        let pipeline = DecodingPipeline(
+            outputs: devices.outputs, attached: attached, bufferBytes: configuration.audioBufferSize,
+            replayGain: ReplayGainSettings(configuration: configuration), log: report
+        ) { track in
             try AudioDecoder(path: track.path)
         }
+        pipeline.lock.lock()
+        pipeline.configuredFormat = configuration.audioOutputFormat
+        pipeline.lock.unlock()
+        return pipeline
     }
 
     /// Every device, by its index in the configuration; one this pipeline does not hold shows
@@ -59,7 +71,8 @@ extension DecodingPipeline: AudioOutputControl {
         return outputs.indices.map {
             OutputStatus(id: $0, name: outputs[$0].name, plugin: attached[$0] ? outputs[$0].plugin : "dummy",
                          enabled: enabled[$0], error: outputErrors[$0],
-                         hasMixer: attached[$0] && (outputs[$0].softwareVolume || outputs[$0].mixer != nil))
+                         hasMixer: attached[$0] && (outputs[$0].softwareVolume || outputs[$0].mixer != nil),
+                         attributes: attached[$0] ? outputs[$0].sink.attributes : [])
         }
     }
 
@@ -86,5 +99,10 @@ extension DecodingPipeline: AudioOutputControl {
         lock.lock()
         defer { lock.unlock() }
         return outputs.indices.contains { attached[$0] && (outputs[$0].softwareVolume || outputs[$0].mixer != nil) }
+    }
+
+    public func setAttribute(output id: Int, name: String, value: String) throws(MPDError) {
+        guard outputs.indices.contains(id) else { throw MPDError(.noExist, "No such audio output") }
+        try outputs[id].sink.setAttribute(name: name, value: value)
     }
 }

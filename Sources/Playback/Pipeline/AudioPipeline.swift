@@ -95,8 +95,15 @@ public protocol AudioPipeline: AnyObject, Sendable {
     /// Sets the replay gain mode in effect (`off`, `track` or `album`: the player resolves
     /// `auto`). It applies to audio decoded from now on.
     func setReplayGainMode(_ mode: ReplayGainMode)
+    /// Sets the crossfade and MixRamp settings, for the song changes to come.
+    func setCrossfade(_ settings: CrossfadeSettings)
     /// The current state.
     var status: PipelineStatus { get }
     /// The seconds actually played since start, for `stats`' `playtime`.
     var playedSeconds: Double { get }
+}
+
+extension AudioPipeline {
+    /// Pipelines that play no audio (``PacedNullPipeline``) have nothing to mix.
+    public func setCrossfade(_ settings: CrossfadeSettings) {}
 }

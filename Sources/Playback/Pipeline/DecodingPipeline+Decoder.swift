@@ -13,8 +13,12 @@ extension DecodingPipeline {
     private enum Step {
         /// `freshGain`: restart the replay gain dither (the first play after a stop).
         case open(PipelineTrack, offset: Double, generation: UInt64, freshGain: Bool)
-        /// `gain`: the replay gain settings in effect for this chunk.
-        case decode(into: UnsafeMutableRawBufferPointer, index: Int, generation: UInt64, gain: ReplayGainSettings)
+        /// Back to the outgoing song of an undone crossfade, at `offset`.
+        case resume(PipelineTrack, offset: Double, generation: UInt64)
+        /// `gain`: the replay gain settings in effect for this chunk; `fade`: the crossfade
+        /// settings and the song that may fade in, when one is known.
+        case decode(into: UnsafeMutableRawBufferPointer, index: Int, generation: UInt64, gain: ReplayGainSettings,
+                    fade: FadeContext)
         case openNext(PipelineTrack, generation: UInt64)
         case end(generation: UInt64)
         case close
@@ -26,6 +30,7 @@ extension DecodingPipeline {
         var track: PipelineTrack?
         var sessionFormat: PCMFormat?
         var gainStage = SoftwareVolume()
+        var fade = CrossfadeState(chunkSize: buffer.chunkSize)
         while true {
             lock.lock()
             let step = nextDecoderStep(hasSource: source != nil)
@@ -37,9 +42,14 @@ extension DecodingPipeline {
             case .close:
                 source = nil
                 track = nil
+                fade.reset()
             case .open(let wanted, let offset, let generation, let freshGain):
                 source = nil
-                if freshGain { gainStage.reset() }
+                fade.reset()
+                if freshGain {
+                    gainStage.reset()
+                    fade.dither = PCMDither()
+                }
                 do {
                     let opened = try openSource(wanted)
                     if offset > 0 { try opened.seek(to: offset) }
@@ -50,13 +60,30 @@ extension DecodingPipeline {
                     post(.log("\(error)"), generation: generation)
                     post(.failed(Self.message(error, track: wanted)), generation: generation)
                 }
+            case .resume(let wanted, let offset, let generation):
+                fade.reset()
+                do {
+                    let opened = try openSource(wanted)
+                    try opened.seek(to: offset)
+                    source = opened
+                    track = wanted
+                } catch {
+                    // The outgoing song cannot be taken up again: go on as at its end.
+                    post(.log("\(error)"), generation: generation)
+                    source = nil
+                    lock.lock()
+                    if generation == self.generation { decoderWaitingForNext = true }
+                    lock.unlock()
+                }
             case .openNext(let wanted, let generation):
+                fade.reset()  // a song opened ahead for a fade that did not happen
                 do {
                     let opened = try openSource(wanted)
                     if wanted.start > 0 { try opened.seek(to: wanted.start) }
                     lock.lock()
                     if generation == self.generation {
                         border = (buffer.written, wanted.token)
+                        fadeStart = nil
                         next = nil
                         nextKnown = false
                         decoderWaitingForNext = false
@@ -87,10 +114,30 @@ extension DecodingPipeline {
                     lock.broadcast()
                 }
                 lock.unlock()
-            case .decode(let space, let index, let generation, let gain):
+            case .decode(let space, let index, let generation, let gain, let context):
                 guard let current = source, let playing = track else { continue }
                 let format = sessionFormat ?? outputFormat(for: current.sourceFormat)
                 sessionFormat = format
+                let chunk = Chunk(space: space, index: index, generation: generation, format: format)
+                let decision = fade.isFading
+                    ? .mix : startFade(&fade, chunk, current: current, playing: playing, gain: gain, context: context)
+                if decision == .waitForNext {
+                    lock.lock()
+                    if generation == self.generation { fadeAwaitsNext = true }
+                    lock.unlock()
+                    continue
+                }
+                if decision == .mix {
+                    if let incoming = decodeFading(&fade, chunk, current: current, playing: playing, gain: gain,
+                                                   gainStage: &gainStage) {
+                        // The fade is over (or the outgoing song ended sooner): the incoming
+                        // song goes on alone.
+                        source = incoming.source
+                        track = incoming.track
+                        gainStage = incoming.gain
+                    }
+                    continue
+                }
                 let time = current.position
                 var capacity = space.count - space.count % format.frameSize
                 if let end = playing.end {
@@ -140,6 +187,12 @@ extension DecodingPipeline {
                 replayGainReset = false
                 return .open(wanted, offset: requestOffset, generation: generation, freshGain: freshGain)
             }
+            if let resume = resumeOutgoing {
+                resumeOutgoing = nil
+                stopDecoder = false
+                decoderWaitingForNext = false
+                return .resume(resume.track, offset: resume.offset, generation: generation)
+            }
             if stopDecoder {
                 stopDecoder = false
                 if hasSource { return .close }
@@ -151,10 +204,14 @@ extension DecodingPipeline {
                     return .end(generation: generation)
                 }
             }
-            if hasSource && !decoderWaitingForNext && buffer.hasRoom
+            if fadeAwaitsNext && (nextKnown || borderPause || !crossfade.isEnabled) { fadeAwaitsNext = false }
+            if hasSource && !decoderWaitingForNext && !fadeAwaitsNext && buffer.hasRoom
                 && (!decoderHeld || buffer.freeChunks >= refillChunks) {
                 decoderHeld = false
-                return .decode(into: buffer.space(), index: buffer.written, generation: generation, gain: replayGain)
+                let fade = FadeContext(settings: crossfade, upcoming: borderPause || !nextKnown ? nil : next,
+                                       awaitingNext: !nextKnown && !borderPause, configuredFormat: configuredFormat)
+                return .decode(into: buffer.space(), index: buffer.written, generation: generation, gain: replayGain,
+                               fade: fade)
             }
             if hasSource && !decoderWaitingForNext && !buffer.hasRoom {
                 // Full: decode again in one batch once `refillChunks` are free, rather than
@@ -162,7 +219,7 @@ extension DecodingPipeline {
                 decoderHeld = true
             }
             // Whether only room in the buffer lets the decoder go on: the outputs wake it then.
-            decoderNeedsRoom = (hasSource && !decoderWaitingForNext)
+            decoderNeedsRoom = (hasSource && !decoderWaitingForNext && !fadeAwaitsNext)
                 || (decoderWaitingForNext && border == nil && next == nil && nextKnown)
             lock.wait()
             decoderNeedsRoom = false

@@ -74,6 +74,21 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     /// `stop`, when MPD closes its outputs and with them the replay gain filter; a seek or a
     /// `play` while playing keeps MPD's outputs open, so the dither runs on.
     var replayGainReset = true
+    /// `crossfade`, `mixrampdb`, `mixrampdelay`: the decoder reads them as it nears a song's end.
+    var crossfade = CrossfadeSettings()
+    /// `audio_output_format`, the format MPD's decoder converts every song to: crossfade
+    /// needs both songs in the same one of those (an output's own `format` does not count).
+    var configuredFormat: String?
+    /// Where the decoder began mixing the next song into the current one (the chunk, the song
+    /// and its position there) until another song change: a change of the next song can still
+    /// undo the fade.
+    var fadeStart: (index: Int, outgoing: PipelineTrack, time: Double)?
+    /// The decoder is within a fade's length of the song's end and waits to hear which song
+    /// follows (the player says so right after `play`, and once the outputs reach a song
+    /// change), so that it does not decode past where the fade must begin.
+    var fadeAwaitsNext = false
+    /// An undone fade: the decoder goes back to the outgoing song, at this offset.
+    var resumeOutgoing: (track: PipelineTrack, offset: Double)?
     var reference: Int?
     /// The reference output is writing a chunk, which counts as heard when the write returns.
     var referenceWriting = false
@@ -170,6 +185,9 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         next = nil
         nextKnown = false
         border = nil
+        fadeStart = nil
+        resumeOutgoing = nil
+        fadeAwaitsNext = false
         format = nil
         self.paused = paused
         playingToken = track.token
@@ -185,7 +203,9 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let track { tracks[track.token] = track }
-        if let border, border.token != track?.token {
+        if let border, border.token != track?.token, fadeStart != nil {
+            undoFade(border)
+        } else if let border, border.token != track?.token {
             // The decoder already went on into a song that is no longer next: take it back,
             // unless the outputs are already there (then `started` tells the player).
             if buffer.truncate(to: border.index) {
@@ -229,6 +249,9 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         next = nil
         nextKnown = false
         border = nil
+        fadeStart = nil
+        resumeOutgoing = nil
+        fadeAwaitsNext = false
         paused = false
         playingToken = nil
         bitrate = 0

@@ -125,6 +125,18 @@ final class PCMBuffer {
         return true
     }
 
+    /// The position of the consumer furthest ahead (the chunk it reads or waits for), or
+    /// ``written`` when there is none.
+    var furthestReader: Int {
+        var furthest: Int?
+        for id in 0..<maximumReaders where active[id] { furthest = max(furthest ?? readers[id], readers[id]) }
+        return furthest ?? written
+    }
+
+    /// What chunk `index` holds. - Precondition: it is still in the ring (`written - capacity
+    /// ..< written`).
+    func info(at index: Int) -> ChunkInfo { infos[index % capacity] }
+
     private func slowestReader() -> Int {
         var slowest = written
         for id in 0..<maximumReaders where active[id] { slowest = min(slowest, readers[id]) }

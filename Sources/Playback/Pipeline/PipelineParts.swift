@@ -1,3 +1,5 @@
+import MPDProtocol
+
 /// A decoded song as the decoder thread reads it (``AudioDecoder`` is one).
 protocol PCMSource: AnyObject {
     /// The song's own sample layout.
@@ -8,10 +10,21 @@ protocol PCMSource: AnyObject {
     var position: Double { get }
     /// The song's replay gain values from its tags, `nil` when it has none.
     var replayGain: ReplayGainInfo? { get }
+    /// The song's length in seconds, when known: crossfading needs it.
+    var duration: Double? { get }
+    /// The song's MixRamp tags.
+    var mixRamp: MixRampInfo { get }
     /// Moves to `seconds`.
     func seek(to seconds: Double) throws
     /// Fills `buffer` with whole frames of `format`; 0 at the end.
     func read(into buffer: UnsafeMutableRawBufferPointer, format: PCMFormat) throws -> Int
+}
+
+extension PCMSource {
+    /// Unknown, unless the source says.
+    var duration: Double? { nil }
+    /// No MixRamp tags, unless the source has them.
+    var mixRamp: MixRampInfo { MixRampInfo() }
 }
 
 /// An output device as its output thread drives it (``AudioOutputDevice`` is one).
@@ -28,6 +41,17 @@ protocol PCMSink: AnyObject {
     func pause() -> Bool
     /// Closes the device.
     func close()
+    /// The device's runtime attributes (``AudioOutputDevice/attributes``).
+    var attributes: [OutputAttribute] { get }
+    /// Changes one (``AudioOutputDevice/setAttribute(name:value:)``).
+    func setAttribute(name: String, value: String) throws(MPDError)
+}
+
+extension PCMSink {
+    /// None, unless the sink has some.
+    var attributes: [OutputAttribute] { [] }
+    /// MPD's answer for a plugin without attributes.
+    func setAttribute(name: String, value: String) throws(MPDError) { throw OutputAttribute.unsupported }
 }
 
 extension AudioDecoder: PCMSource {}
@@ -44,4 +68,6 @@ final class DeviceSink: PCMSink {
     func cancel() { device.cancel() }
     func pause() -> Bool { device.pause() }
     func close() { device.close() }
+    var attributes: [OutputAttribute] { device.attributes }
+    func setAttribute(name: String, value: String) throws(MPDError) { try device.setAttribute(name: name, value: value) }
 }

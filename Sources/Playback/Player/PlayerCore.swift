@@ -26,9 +26,9 @@ struct PlayerCore: Sendable {
     /// and resuming starts it again where it was heard, which tries the outputs again.
     var outputsFailed = false
 
-    var crossfade = 0
-    var mixRampDB: Float = 0
-    var mixRampDelay: Float = -1
+    var crossfade = 0 { didSet { applyCrossfade() } }
+    var mixRampDB: Float = 0 { didSet { applyCrossfade() } }
+    var mixRampDelay: Float = -1 { didSet { applyCrossfade() } }
     /// The partition's replay gain mode as the client set it (`auto` included); the
     /// pipeline gets the mode in effect (``applyReplayGainMode()``).
     var replayGainMode: ReplayGainMode = .off
@@ -59,6 +59,12 @@ struct PlayerCore: Sendable {
     /// `UpdateEffectiveReplayGainMode`, run when either changes).
     func applyReplayGainMode() {
         pipeline.setReplayGainMode(ReplayGainSettings.effectiveMode(replayGainMode, random: queue.random))
+    }
+
+    /// Tells the pipeline the crossfade and MixRamp settings (`crossfade`, `mixrampdb`,
+    /// `mixrampdelay`, as commands or the state file set them).
+    func applyCrossfade() {
+        pipeline.setCrossfade(CrossfadeSettings(seconds: Double(crossfade), mixRampDB: mixRampDB, mixRampDelay: mixRampDelay))
     }
 
     /// MPD's `GetNextPosition`: what `status` shows as `nextsong`.

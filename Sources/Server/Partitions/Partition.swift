@@ -1,4 +1,5 @@
 public import Playback
+import MPDProtocol
 import Synchronization
 
 /// One partition (MPD's `Partition`): a queue, a player and a mixer (``PlayerController``), and
@@ -68,6 +69,14 @@ public final class Partition: Sendable {
     func setOutput(_ id: Int, enabled: Bool) -> Bool? {
         guard let pipeline, let device = device(forOutput: id) else { return nil }
         return pipeline.setOutput(device, enabled: enabled)
+    }
+
+    /// `outputset` on output `id` (this partition's numbering). A stand-in has no attributes,
+    /// as MPD's dummy plugin has none.
+    func setAttribute(output id: Int, name: String, value: String) throws(MPDError) {
+        guard let pipeline, let device = device(forOutput: id) else { throw MPDError(.noExist, "No such audio output") }
+        guard pipeline.holdsOutput(device) else { throw MPDError(.argument, "Unsupported attribute") }
+        try pipeline.setAttribute(output: device, name: name, value: value)
     }
 
     /// Takes device `index` in, enabled or not, listing it at the end unless it is listed
