@@ -16,3 +16,15 @@ def test_seeking_to_infinity_or_nan_is_survived(player_server):
         assert not [line for line in status if line.startswith(("elapsed:", "time:")) and ("inf" in line or "nan" in line)]
     with player_server.connect() as c:
         assert c.command("ping") == ["OK"]
+
+
+def test_picture_offsets_are_32_bit(server):
+    """Found by the comparison with MPD in test_hostile.py: MPD reads OFFSET as an `unsigned`
+    before it looks at the URI, so 2^32 is too large whatever the URI names (Tonearm took
+    up to 2^63 - 1)."""
+    with server.connect() as c:
+        for command in ("albumart", "readpicture"):
+            assert c.command(f'{command} "x.flac" 4294967296') == [
+                f"ACK [2@0] {{{command}}} Number too large: 4294967296"]
+            # The largest unsigned passes the offset check (and fails on the URI instead).
+            assert "Number too large" not in c.command(f'{command} "x.flac" 4294967295')[-1]
