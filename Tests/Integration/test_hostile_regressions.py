@@ -28,3 +28,19 @@ def test_picture_offsets_are_32_bit(server):
                 f"ACK [2@0] {{{command}}} Number too large: 4294967296"]
             # The largest unsigned passes the offset check (and fails on the URI instead).
             assert "Number too large" not in c.command(f'{command} "x.flac" 4294967295')[-1]
+
+
+def test_extreme_mixramp_values_survive_the_state_file(make_player_server):
+    """Found by the hostile batches: after `mixrampdb -1e30` the state-file service converted
+    the value to an integer for its change check and trapped, at the latest when a restart
+    read the value back. MPD keeps any float and restarts with it."""
+    server = make_player_server('state_file_interval "1"\n')
+    with server.connect() as c:
+        assert c.command("mixrampdb -1e30") == ["OK"]
+        assert c.command("mixrampdelay nan") == ["OK"]
+    assert server.stop() == 0
+    assert "mixrampdb: -1" in (server.workdir / "state").read_text()
+    server.start()
+    with server.connect() as c:
+        status = c.command("status")
+    assert status[-1] == "OK" and any(line.startswith("mixrampdb: -1") for line in status), status
