@@ -44,3 +44,11 @@ def test_extreme_mixramp_values_survive_the_state_file(make_player_server):
     with server.connect() as c:
         status = c.command("status")
     assert status[-1] == "OK" and any(line.startswith("mixrampdb: -1") for line in status), status
+
+
+def test_an_absolute_playlist_path_with_a_scheme_inside_is_a_path(server):
+    """Found by the comparison with MPD in test_hostile.py: `listplaylist "/a://x"` is an
+    absolute file path for MPD (Access denied to a TCP client), not a URL."""
+    with server.connect() as c:
+        for command in ("listplaylist", "listplaylistinfo", "load"):
+            assert c.command(f'{command} "/a://x"') == [f"ACK [4@0] {{{command}}} Access denied"]
