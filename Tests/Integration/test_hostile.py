@@ -268,7 +268,8 @@ KNOWN_DIFFERENCES = [
      lambda line, ours, mpd: b"wrong number of arguments" in mpd
      and ours.replace(b"too few", b"wrong number of").replace(b"too many", b"wrong number of") == mpd),
     ("0.24's save takes a MODE (create, append, replace)",
-     lambda line, ours, mpd: _command(line) == b"save" and b"Unrecognized save mode" in ours),
+     lambda line, ours, mpd: _command(line) == b"save"
+     and (b"Unrecognized save mode" in ours or (_arguments(line) == 2 and b"wrong number of arguments" in mpd))),
     ("0.24's consume takes oneshot",
      lambda line, ours, mpd: _command(line) == b"consume" and b"Unrecognized consume mode" in ours),
     ("Tonearm checks a regular expression after the whole filter is read, MPD while reading it: with a "
