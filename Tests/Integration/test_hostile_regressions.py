@@ -52,3 +52,13 @@ def test_an_absolute_playlist_path_with_a_scheme_inside_is_a_path(server):
     with server.connect() as c:
         for command in ("listplaylist", "listplaylistinfo", "load"):
             assert c.command(f'{command} "/a://x"') == [f"ACK [4@0] {{{command}}} Access denied"]
+
+
+def test_a_queue_search_with_a_base_that_names_nothing_finds_nothing(private_db_server):
+    """Found by the comparison with MPD in test_hostile.py (seed 304): `playlistfind` with a
+    `base` naming nothing answered `No such directory`, as the database searches do; MPD
+    matches the queue's songs themselves and finds none."""
+    with private_db_server.connect() as c:
+        assert c.command('add "intro.flac"')[-1] == "OK"
+        for command in ("playlistfind", "playlistsearch"):
+            assert c.command(f'{command} "(base \'nowhere\')"') == ["OK"]
