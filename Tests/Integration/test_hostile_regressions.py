@@ -62,3 +62,17 @@ def test_a_queue_search_with_a_base_that_names_nothing_finds_nothing(private_db_
         assert c.command('add "intro.flac"')[-1] == "OK"
         for command in ("playlistfind", "playlistsearch"):
             assert c.command(f'{command} "(base \'nowhere\')"') == ["OK"]
+
+
+def test_prio_reads_and_applies_each_argument_in_turn(player_server):
+    """Found by the comparison with MPD in test_hostile.py (seed 808): `prioid 0 49 x` named
+    the unparsable `x` where MPD, which applies each id before it reads the next, says that
+    id 49 does not exist; the ids before a bad argument keep their new priority."""
+    with player_server.connect() as c:
+        assert c.command('add ""')[-1] == "OK"
+        first = next(line for line in c.command("playlistinfo 0") if line.startswith("Id: ")).split()[1]
+        assert c.command("prioid 6 99999 bogus") == ["ACK [50@0] {prioid} No such song"]
+        assert c.command(f"prioid 5 {first} bogus") == ["ACK [2@0] {prioid} Integer expected: bogus"]
+        assert "Prio: 5" in c.command("playlistinfo 0")
+        assert c.command("prio 7 1 bogus")[-1].startswith("ACK [2@0] {prio} ")
+        assert "Prio: 7" in c.command("playlistinfo 1")

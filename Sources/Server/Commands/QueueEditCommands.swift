@@ -40,16 +40,19 @@ enum QueueEditCommands {
         CommandDefinition("moveid", permission: .player, arguments: .exactly(2), handler: moveID),
         CommandDefinition("prio", permission: .player, arguments: .atLeast(2)) { invocation in
             let priority = UInt8(try Arguments.unsigned(invocation.arguments[0], maximum: 255))
-            var ranges: [RangeArgument] = []
-            for text in invocation.arguments.dropFirst() { ranges.append(try Arguments.range(text)) }
-            try invocation.player.setPriority(priority, ranges: ranges)
+            // As MPD: each range is read and applied in turn, so a bad one stops the rest only.
+            for text in invocation.arguments.dropFirst() {
+                try invocation.player.setPriority(priority, ranges: [try Arguments.range(text)])
+            }
             return .ok
         },
         CommandDefinition("prioid", permission: .player, arguments: .atLeast(2)) { invocation in
             let priority = UInt8(try Arguments.unsigned(invocation.arguments[0], maximum: 255))
-            var ids: [Int] = []
-            for text in invocation.arguments.dropFirst() { ids.append(Int(try Arguments.unsigned(text))) }
-            try invocation.player.setPriority(priority, ids: ids)
+            // As MPD: each id is read and applied in turn (a missing one stops before the next
+            // is even read).
+            for text in invocation.arguments.dropFirst() {
+                try invocation.player.setPriority(priority, ids: [Int(try Arguments.unsigned(text))])
+            }
             return .ok
         },
         CommandDefinition("rangeid", permission: .add, arguments: .exactly(2), handler: rangeID),
