@@ -255,6 +255,9 @@ def _arguments(line: bytes) -> int:
 KNOWN_DIFFERENCES = [
     ("0.23 cuts an error message at 255 bytes (vsnprintf into char[256]); 0.24 formats it whole",
      lambda line, ours, mpd: len(_message(mpd)) == 255 and ours.startswith(mpd)),
+    ("An argument that is not UTF-8 is echoed in a message with U+FFFD for the bad bytes (Swift "
+     "strings hold only Unicode; docs/protocol.md), MPD echoes the bytes",
+     lambda line, ours, mpd: mpd.decode("utf-8", "replace").encode() == ours),
     ("0.24 names the domain: unknown sticker domain \"X\"",
      lambda line, ours, mpd: ours.startswith(mpd + b' "') and _message(mpd) == b"unknown sticker domain"),
     ("0.24's playlistmove takes a range, so it reads FROM differently and may fail on TO instead",
@@ -289,6 +292,10 @@ KNOWN_DIFFERENCES = [
      lambda line, ours, mpd: _command(line) in (b"findadd", b"searchadd", b"searchaddpl") and b"position" in line
      and ours.startswith(b"ACK [2@0]") and _message(mpd).startswith((b"Integer expected", b"Number too large",
                                                                      b"Number is negative", b"No current song"))),
+    ("Tonearm's move checks FROM against the queue before it reads TO, MPD reads TO first: with both "
+     "wrong, MPD names TO (docs/protocol.md)",
+     lambda line, ours, mpd: _command(line) == b"move" and _message(ours) == b"Bad song index"
+     and _message(mpd).startswith((b"Integer expected", b"Number too large", b"Number is negative"))),
     ("Tonearm plays local files only (docs/protocol.md): a URL is an unsupported scheme, where MPD "
      "tries its input plugins",
      lambda line, ours, mpd: b"://" in line and _message(ours) == b"Unsupported URI scheme"),
