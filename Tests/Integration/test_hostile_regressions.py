@@ -76,3 +76,16 @@ def test_prio_reads_and_applies_each_argument_in_turn(player_server):
         assert "Prio: 5" in c.command("playlistinfo 0")
         assert c.command("prio 7 1 bogus")[-1].startswith("ACK [2@0] {prio} ")
         assert "Prio: 7" in c.command("playlistinfo 1")
+
+
+def test_move_reads_its_destination_before_it_checks_the_songs(player_server):
+    """Found by the comparison with MPD in test_hostile.py (seeds 606, 1000): with FROM past
+    the queue, MPD still reads TO first and names what is wrong with it."""
+    with player_server.connect() as c:
+        assert c.command('add ""')[-1] == "OK"
+        assert c.command("move 99 x") == ["ACK [2@0] {move} Integer expected: x"]
+        assert c.command("move 99 -1") == ["ACK [55@0] {move} No current song"]
+        assert c.command("move 99 0") == ["ACK [2@0] {move} Bad song index"]
+        assert c.command("move 99 5000") == ["ACK [2@0] {move} Number too large: 5000"]
+        # More songs than the queue holds: MPD's unsigned room for them wraps, so any TO passes.
+        assert c.command("move 0:99 3") == ["ACK [2@0] {move} Bad song index"]
