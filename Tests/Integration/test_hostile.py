@@ -239,10 +239,11 @@ def _command(line: bytes) -> bytes:
 
 
 def _has_unsafe_segment(line: bytes) -> bool:
-    """Whether an argument is a path with an empty, `.` or `..` segment."""
-    arguments = [a.strip(b'"') for a in re.findall(rb'"(?:\\.|[^"\\])*"|[^\s"]+', line)[1:]]
-    return any(b"/" in a or a in (b".", b"..") for a in arguments
-               if any(segment in (b"", b".", b"..") for segment in a.split(b"/")))
+    """Whether an argument is empty or a path with an empty, `.` or `..` segment (none of
+    them is safe for 0.24.11's `uri_safe_local`)."""
+    arguments = [a[1:-1] if a.startswith(b'"') else a
+                 for a in re.findall(rb'"(?:\\.|[^"\\])*"|[^\s"]+', line)[1:]]
+    return any(any(segment in (b"", b".", b"..") for segment in a.split(b"/")) for a in arguments)
 
 
 def _arguments(line: bytes) -> int:
