@@ -38,7 +38,7 @@ define apt_install
 endef
 
 .PHONY: all deps test-deps build build-debug run install uninstall test unit integration conformance fuzz \
-        fuzz-short bench clean
+        fuzz-short bench soak clean
 
 all: build
 
@@ -100,6 +100,13 @@ bench: test-deps build
 	$(PYTHON) Tests/Bench/bench.py --tonearm $(CURDIR)/.build/release/tonearm
 	$(PYTHON) Tests/Bench/library_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(LIBRARY_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/playback_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(PLAYBACK_BENCH_ARGS)
+
+# Bounded soak on loopback (a few minutes; it stops by itself): 300 clients for 60 s against a
+# release build of Tonearm, then Debian's MPD, on a generated library while a rescan runs and
+# playback advances. Fails on any protocol error or dropped client of Tonearm's. Pass e.g.
+# SOAK_ARGS="--clients 100 --seconds 30" to change it; the table goes into docs/benchmarks.md.
+soak: test-deps build
+	$(PYTHON) Tests/Bench/soak.py --tonearm $(CURDIR)/.build/release/tonearm $(SOAK_ARGS)
 
 fuzz:
 	$(MAKE) -C Fuzz run SECONDS=$${SECONDS_PER_TARGET:-60}

@@ -4,7 +4,7 @@ import PackageDescription
 // libFuzzer targets for Tonearm's pure parsers. Built separately from the main package because
 // every target here is compiled with the fuzzer and address sanitizers:
 //   swift build -c release --sanitize=fuzzer --sanitize=address
-// Sources/MPDProtocol and Sources/Configuration link to the main package's modules, so the fuzzers test the same code.
+// Sources/MPDProtocol, Sources/Configuration and Sources/PlaylistParsing link to the main package's sources, so the fuzzers test the same code.
 let package = Package(
     name: "TonearmFuzz",
     dependencies: [
@@ -16,8 +16,13 @@ let package = Package(
             dependencies: [.product(name: "NIOCore", package: "swift-nio")]
         ),
         .target(name: "Configuration"),
+        // PlaylistFormat.swift and PlaylistEntryResolver.swift of MediaLibrary (links): the
+        // pure readers, without the database the rest of that module needs.
+        .target(name: "PlaylistParsing"),
         .executableTarget(name: "FuzzRequestFraming", dependencies: ["MPDProtocol"]),
         .executableTarget(name: "FuzzConfigParser", dependencies: ["Configuration"]),
         .executableTarget(name: "FuzzFilterExpression", dependencies: ["MPDProtocol"]),
+        .executableTarget(name: "FuzzTokenizer", dependencies: ["MPDProtocol"]),
+        .executableTarget(name: "FuzzPlaylistFormats", dependencies: ["PlaylistParsing"]),
     ]
 )

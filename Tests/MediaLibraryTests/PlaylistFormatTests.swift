@@ -12,6 +12,15 @@ struct PlaylistFormatTests {
             == ["intro.flac", "  Various/Field/wind.wav  ", "last.flac"])
     }
 
+    /// Found by FuzzPlaylistFormats (Fuzz/Regressions/PlaylistFormats/comment_with_combining_mark):
+    /// `#` followed by a combining mark is one Swift Character, yet MPD sees a `#` first byte.
+    @Test func aCommentStaysACommentWhenACombiningMarkFollowsItsHash() {
+        let text = "#\u{314}\nintro.flac\n#\u{301}EXTINF:1,x\n"
+        #expect(PlaylistFormat.m3u.entries(of: text) == ["intro.flac"])
+        #expect(PlaylistFormat.m3uEntries(text, stripWhitespace: false) == ["intro.flac"])
+        #expect(PlaylistFormat.pls.entries(of: "[playlist]\nFile1=a.flac\n[\u{301}x]\nFile2=b.flac\n") == ["a.flac"])
+    }
+
     @Test func m3uTextIsOneEntryALineWithoutHeader() {
         #expect(PlaylistFormat.m3uText(["a.flac", "b/c.mp3"]) == "a.flac\nb/c.mp3\n")
         #expect(PlaylistFormat.m3uText([]) == "")

@@ -80,6 +80,22 @@ import Testing
         #expect(try decodeAll(decoder, format: Self.stereo16(rate)).isEmpty)
     }
 
+    /// A client can ask for any float (`seekcur inf`, `seek 0 nan`): infinity and huge times
+    /// are past the end, NaN is the start, and neither traps converting to a sample count
+    /// (found by Tests/Integration/test_hostile.py).
+    @Test func seekingToInfinityOrNaNDoesNotTrap() throws {
+        let fixtures = try AudioFixtures()
+        let file = try fixtures.encode(try fixtures.chirp("source.wav", rate: 44100), "tone.flac", Self.encoders["flac"]!)
+        let decoder = try AudioDecoder(path: file)
+        for seconds in [Double.infinity, 1e300, Double.greatestFiniteMagnitude] {
+            try decoder.seek(to: seconds)
+            #expect(try decodeAll(decoder, format: Self.stereo16(44100)).isEmpty, "\(seconds)")
+        }
+        try decoder.seek(to: .nan)
+        #expect(decoder.position == 0)
+        #expect(try decodeAll(decoder, format: Self.stereo16(44100), limit: 4000).count >= 4000)
+    }
+
     /// Two files cut at an exact sample from one continuous chirp decode, back to back, to
     /// the uncut chirp. Measured on this machine's FFmpeg 5.1 (and asserted):
     ///

@@ -42,7 +42,9 @@ public enum PlaylistFormat: Sendable, Equatable {
             } else if line.last == "\r" {
                 line.removeLast()
             }
-            if line.isEmpty || line.first == "#" { continue }
+            // MPD looks at the first byte: `#` and a combining mark after it (one Character
+            // here) is still a comment.
+            if line.isEmpty || line.unicodeScalars.first == "#" { continue }
             entries.append(String(line))
         }
         return entries
@@ -56,7 +58,7 @@ public enum PlaylistFormat: Sendable, Equatable {
         var files: [Int: String] = [:]
         for rawLine in lines(of: text) {
             let line = rawLine.trimmingBlanks()
-            if line.hasPrefix("[") {
+            if line.unicodeScalars.first == "[" {
                 if inSection { break }
                 inSection = line.lowercased() == "[playlist]"
                 continue

@@ -111,12 +111,19 @@ public final class AudioDecoder {
         return max(0, seconds)
     }
 
+    /// The latest seek target in seconds (about 31 years): past the end of any song, and small
+    /// enough that it stays inside Int64 in every time base.
+    static let latestSeekTarget: Double = 1e9
+
     /// Moves to `seconds` from the start. The container seeks to a packet before the target
     /// (earlier still for lossy codecs, to rebuild the decoder's state) and decoded audio
     /// before the target sample is dropped, so the next ``read(into:format:)`` starts at that
     /// sample. Past the end, reading returns 0.
     public func seek(to seconds: Double) throws(DecoderError) {
-        let target = Int64((max(0, seconds) * Double(sourceRate)).rounded())
+        // A client may ask for any float (`seekcur inf`, `seek 0 1e30`, `nan`): a time past
+        // every song is past the end, and NaN is the start, rather than a trap converting to Int64.
+        let bounded = seconds.isNaN ? 0 : min(max(0, seconds), Self.latestSeekTarget)
+        let target = Int64((bounded * Double(sourceRate)).rounded())
         // The preroll may reach before the start: that asks for the very first packet, which
         // for MP4 is the priming packet before timestamp 0 that the decoder needs as much.
         let timestamp = startTime + av_rescale_q(target - seekPreroll, AVRational(num: 1, den: Int32(sourceRate)), timeBase)

@@ -33,8 +33,11 @@ extension PlayerController {
         let status = self.status
         return [Int(status.queueVersion), status.current?.position ?? -1, Int(status.elapsed ?? -1),
                 status.random ? 1 : 0, status.repeatMode ? 1 : 0, status.single.hashValue, status.consume.hashValue,
-                status.crossfade, status.volume ?? -1, status.state.hashValue, Int(status.mixRampDB * 1000),
-                Int(status.mixRampDelay * 1000), status.lastLoadedPlaylist.hashValue]
+                status.crossfade, status.volume ?? -1, status.state.hashValue,
+                // Bit patterns: a client may set any float (`mixrampdb -1e30`, `nan`), which
+                // `Int(_:)` traps on.
+                Int(truncatingIfNeeded: status.mixRampDB.bitPattern),
+                Int(truncatingIfNeeded: status.mixRampDelay.bitPattern), status.lastLoadedPlaylist.hashValue]
     }
 
     /// Restores a saved state (MPD's `playlist_state_restore`).

@@ -15,8 +15,8 @@ enum ArtworkCommands {
     /// need not exist).
     static func albumArt(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
         let library = try invocation.server.requireLibrary()
-        // MPD reads the offset before it looks at the URI.
-        let offset = Int(try Arguments.unsigned(invocation.arguments[1], maximum: UInt64(Int.max)))
+        // MPD reads the offset (an `unsigned`: at most 2^32 - 1) before it looks at the URI.
+        let offset = Int(try Arguments.unsigned(invocation.arguments[1]))
         let uri = try LibraryURI.local(invocation.arguments[0], allowEmpty: false)
         guard let cover = library.coverFile(for: uri),
               let chunk = try? library.readChunk(of: cover, offset: offset, length: invocation.session.binaryLimit)
@@ -31,7 +31,7 @@ enum ArtworkCommands {
 
     /// `readpicture URI OFFSET`: a chunk of the song's embedded picture; nothing when it has none.
     static func readPicture(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
-        let offset = Int(try Arguments.unsigned(invocation.arguments[1], maximum: UInt64(Int.max)))
+        let offset = Int(try Arguments.unsigned(invocation.arguments[1]))
         let path = try await songPath(&invocation)
         let picture: (data: [UInt8], mimeType: String?)?
         do {

@@ -21,14 +21,14 @@ enum PlaybackCommands {
         },
         CommandDefinition("seek", permission: .player, arguments: .exactly(2)) { invocation in
             let position = try Arguments.unsigned(invocation.arguments[0])
-            let time = try Arguments.songTime(invocation.arguments[1])
+            let time = seekTime(try Arguments.songTime(invocation.arguments[1]))
             try invocation.player.seek(position: Int(position), to: time)
             return .ok
         },
         CommandDefinition("seekcur", permission: .player, arguments: .exactly(1), handler: seekCurrent),
         CommandDefinition("seekid", permission: .player, arguments: .exactly(2)) { invocation in
             let id = try Arguments.unsigned(invocation.arguments[0])
-            let time = try Arguments.songTime(invocation.arguments[1])
+            let time = seekTime(try Arguments.songTime(invocation.arguments[1]))
             try invocation.player.seek(id: Int(id), to: time)
             return .ok
         },
@@ -57,9 +57,20 @@ enum PlaybackCommands {
     static func seekCurrent(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
         let text = invocation.arguments[0]
         let relative = text.hasPrefix("+") || text.hasPrefix("-")
-        let time = Double(try Arguments.float(text))
+        let time = seekTime(Double(try Arguments.float(text)))
         try invocation.player.seekCurrent(time, relative: relative)
         return .ok
+    }
+
+    /// The latest time a seek can name: MPD holds song times in 32-bit milliseconds, so a
+    /// later one (up to `inf`) is past the end of any song.
+    static let latestSeekTime = Double(UInt32.max) / 1000
+
+    /// A seek time the player can hold and print: the float parser takes `inf`, `1e30` and
+    /// `nan`, which would reach `status` and the state file as `elapsed: inf` (and trapped
+    /// when converted to an integer). NaN seeks to the start.
+    static func seekTime(_ seconds: Double) -> Double {
+        seconds.isNaN ? 0 : min(seconds, latestSeekTime)
     }
 }
 

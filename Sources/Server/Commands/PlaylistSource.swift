@@ -27,7 +27,9 @@ struct PlaylistSource {
     ///   ACK 2 `Bad relative path` for an empty name, `.`/`..` segments, `//` or a trailing `/`
     ///   (MPD 0.23 answered those `No such playlist`).
     static func locate(_ argument: String) throws(MPDError) {
-        if argument.contains("://") && !(argument.utf8.count >= 7 && argument.prefix(7).lowercased() == "file://") {
+        // An absolute path is a file path even when "://" appears later in it, as in MPD.
+        if !argument.hasPrefix("/") && argument.contains("://")
+            && !(argument.utf8.count >= 7 && argument.prefix(7).lowercased() == "file://") {
             return  // a remote playlist: `open` answers that there is no such playlist
         }
         _ = try LibraryURI.local(argument, allowEmpty: false)

@@ -40,16 +40,19 @@ enum QueueEditCommands {
         CommandDefinition("moveid", permission: .player, arguments: .exactly(2), handler: moveID),
         CommandDefinition("prio", permission: .player, arguments: .atLeast(2)) { invocation in
             let priority = UInt8(try Arguments.unsigned(invocation.arguments[0], maximum: 255))
-            var ranges: [RangeArgument] = []
-            for text in invocation.arguments.dropFirst() { ranges.append(try Arguments.range(text)) }
-            try invocation.player.setPriority(priority, ranges: ranges)
+            // As MPD: each range is read and applied in turn, so a bad one stops the rest only.
+            for text in invocation.arguments.dropFirst() {
+                try invocation.player.setPriority(priority, ranges: [try Arguments.range(text)])
+            }
             return .ok
         },
         CommandDefinition("prioid", permission: .player, arguments: .atLeast(2)) { invocation in
             let priority = UInt8(try Arguments.unsigned(invocation.arguments[0], maximum: 255))
-            var ids: [Int] = []
-            for text in invocation.arguments.dropFirst() { ids.append(Int(try Arguments.unsigned(text))) }
-            try invocation.player.setPriority(priority, ids: ids)
+            // As MPD: each id is read and applied in turn (a missing one stops before the next
+            // is even read).
+            for text in invocation.arguments.dropFirst() {
+                try invocation.player.setPriority(priority, ids: [Int(try Arguments.unsigned(text))])
+            }
             return .ok
         },
         CommandDefinition("rangeid", permission: .add, arguments: .exactly(2), handler: rangeID),
@@ -177,7 +180,10 @@ enum QueueEditCommands {
             let offset = Int(try Arguments.unsigned(String(text.dropFirst()), maximum: UInt64(max(0, length - current - range.count))))
             return text.hasPrefix("+") ? current + 1 + offset : current - offset
         }
-        return Int(try Arguments.unsigned(text, maximum: UInt64(max(0, length - range.count))))
+        // MPD's unsigned `length - count` wraps when FROM is past the queue: any TO passes here
+        // and the move then fails with `Bad song index`.
+        let room = length - range.count
+        return Int(try Arguments.unsigned(text, maximum: room >= 0 ? UInt64(room) : UInt64(UInt32.max)))
     }
 
     /// `move START:END TO` (or `move POS TO`).
@@ -186,8 +192,9 @@ enum QueueEditCommands {
         guard let end = range.end else { throw MPDError(.argument, "Open-ended range not supported") }
         let player = invocation.player
         let length = player.queue.count
+        // MPD reads TO before it checks FROM against the queue.
+        let destination = try moveDestination(invocation.arguments[1], range.start..<max(range.start, end), player)
         guard range.start < end, range.start < length, end <= length else { throw MPDError(.argument, "Bad song index") }
-        let destination = try moveDestination(invocation.arguments[1], range.start..<end, player)
         try player.move(range.start..<end, to: destination)
         return .ok
     }

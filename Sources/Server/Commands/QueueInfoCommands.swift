@@ -101,7 +101,14 @@ enum QueueInfoCommands {
         let library = try invocation.server.requireLibrary()
         // The rank of each matching URI in the database's (sorted) answer.
         var rank: [String: Int] = [:]
-        let ids = try await library.songIDs(selection)
+        let ids: [Int64]
+        do {
+            ids = try await library.songIDs(selection)
+        } catch let error as MPDError where error == MPDError(.noExist, "No such directory") {
+            // MPD matches the queue's songs themselves: a `base` that names nothing in the
+            // database matches none of them, which is no error.
+            return .ok
+        }
         var start = 0
         while start < ids.count {
             let page = Array(ids[start..<min(start + 1000, ids.count)])

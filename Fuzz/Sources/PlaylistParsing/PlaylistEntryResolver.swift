@@ -1,0 +1,1 @@
+../../../Sources/MediaLibrary/Playlists/PlaylistEntryResolver.swift
