@@ -157,8 +157,11 @@ def test_ncmpcpp_search_engine_and_playlist_editor(terminal):
     assert found == ["Alpha - One", "Alpha - Two", "Beta - Four", "Gamma - Long"], lines
 
     terminal.keys("5")
-    lines = terminal.wait_for(lambda s: s[0].startswith("Playlist editor") and "Content (4 items)" in s[2],
-                              "the playlist editor")
+    def editor_drawn(s):
+        # ncmpcpp draws the header before the columns: wait until the songs are on screen too.
+        return (s[0].startswith("Playlist editor") and "Content (4 items)" in s[2]
+                and all("│" in line and line.split("│")[1].strip() for line in s[4:8]))
+    lines = terminal.wait_for(editor_drawn, "the playlist editor")
     assert [line.split("│")[0].strip() for line in lines[4:6]] == ["mine", ""]
     assert [line.split("│")[1].split("  ")[0] for line in lines[4:8]] == \
         ["Gamma - Long", "Beta - Four", "Beta - Five", "Beta - Six"]
