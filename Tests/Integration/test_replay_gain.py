@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from support.audio import Dither  # noqa: E402
 from support.library import wait_for_scan  # noqa: E402
 from support.playback import fields, status  # noqa: E402
 from support.servers import MPDServer, TonearmServer  # noqa: E402
@@ -71,34 +72,6 @@ def decoded(path: Path) -> array:
     samples = array("h")
     samples.frombytes(raw)
     return samples
-
-
-class Dither:
-    """MPD's `PcmDither::DitherShift` (noise shaping, triangular noise from its LCG, clipping)."""
-
-    def __init__(self):
-        self.e0 = self.e1 = self.e2 = 0
-        self.random = 0
-
-    def shift(self, sample: int, source_bits: int, scale_bits: int) -> int:
-        low, high = -(1 << (source_bits - 1)), (1 << (source_bits - 1)) - 1
-        mask = (1 << scale_bits) - 1
-        sample += self.e0 - self.e1 + self.e2
-        self.e2 = self.e1
-        self.e1 = int(self.e0 / 2)  # C's division, toward zero
-        output = sample + (1 << (scale_bits - 1))
-        following = (self.random * 0x19660D + 0x3C6EF35F) & 0xFFFFFFFF
-        output += (following & mask) - (self.random & mask)
-        self.random = following
-        if output > high:
-            output = high
-            sample = min(sample, high)
-        elif output < low:
-            output = low
-            sample = max(sample, low)
-        output &= ~mask
-        self.e0 = sample - output
-        return output >> scale_bits
 
 
 def mpd_scaled(songs: list[array], factors: list[int]) -> bytes:
