@@ -83,6 +83,26 @@ def short_library(tmp_path_factory):
     return short_tracks(tmp_path_factory.getbasetemp() / "short-tracks")
 
 
+def _start_scanned(kind: str, tmp_path, started: list, **options):
+    """Starts Tonearm or MPD (`kind`) in a fresh work folder under `tmp_path`, adds it to
+    `started`, and returns it once its first scan is finished."""
+    from support.library import wait_for_scan
+    server = (TonearmServer if kind == "tonearm" else MPDServer)(tmp_path / f"{kind}{len(started)}", **options)
+    server.kind = kind
+    started.append(server)
+    server.start()
+    with server.connect() as c:
+        wait_for_scan(c)
+    return server
+
+
+def _stop_running(started: list):
+    """Stops every server of `started` that still runs."""
+    for server in started:
+        if server.process.poll() is None:
+            server.stop()
+
+
 @pytest.fixture(params=["tonearm", "mpd"])
 def make_player_server(request, short_library, tmp_path):
     """Starts Tonearm or Debian's MPD (one test run each) on a private copy of the short-track
@@ -95,8 +115,6 @@ def make_player_server(request, short_library, tmp_path):
     raise idle `sticker` when a song ends or is skipped, which MPD never does, and these tests
     compare idle events with MPD's. test_play_stats.py tests the statistics."""
     import shutil
-    from support.library import wait_for_scan
-    kind = TonearmServer if request.param == "tonearm" else MPDServer
     music = tmp_path / "music"
     shutil.copytree(short_library, music)
     started = []
@@ -104,19 +122,11 @@ def make_player_server(request, short_library, tmp_path):
     def make(extra_config: str = "", output: str | None = None):
         if request.param == "tonearm":
             extra_config = 'sticker_play_stats "no"\n' + extra_config
-        server = kind(tmp_path / f"{request.param}{len(started)}", extra_config=extra_config, music_dir=music,
-                      output=output)
-        server.kind = request.param
-        started.append(server)
-        server.start()
-        with server.connect() as c:
-            wait_for_scan(c)
-        return server
+        return _start_scanned(request.param, tmp_path, started, extra_config=extra_config, music_dir=music,
+                              output=output)
 
     yield make
-    for server in started:
-        if server.process.poll() is None:
-            server.stop()
+    _stop_running(started)
 
 
 @pytest.fixture
@@ -174,21 +184,11 @@ def make_audio_server(request, audio_library, tmp_path):
     """Starts Tonearm or Debian's MPD (one test run each) on the audio library (or the
     `music_dir` given) with the `audio_output` blocks given; returns it once its first scan is
     finished (`kind` is "tonearm" or "mpd"). Every server is stopped at the end."""
-    from support.library import wait_for_scan
-    kind = TonearmServer if request.param == "tonearm" else MPDServer
     started = []
 
     def make(output: str, music_dir=None, extra_config: str = ""):
-        server = kind(tmp_path / f"{request.param}{len(started)}", extra_config=extra_config,
-                      music_dir=music_dir or audio_library.music, output=output)
-        server.kind = request.param
-        started.append(server)
-        server.start()
-        with server.connect() as c:
-            wait_for_scan(c)
-        return server
+        return _start_scanned(request.param, tmp_path, started, extra_config=extra_config,
+                              music_dir=music_dir or audio_library.music, output=output)
 
     yield make
-    for server in started:
-        if server.process.poll() is None:
-            server.stop()
+    _stop_running(started)
