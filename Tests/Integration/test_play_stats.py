@@ -12,22 +12,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from support.clients import mpc_out  # noqa: E402
 from support.library import wait_for_scan  # noqa: E402
 from support.playback import A1, A2, A3, LONG, wait_state, wait_status  # noqa: E402
+from support.polling import poll  # noqa: E402
 
 
 def q(uri: str) -> str:
     return f'"{uri}"'
-
-
-def wait_for(check, what: str, timeout: float = 20):
-    """Polls `check()` until it returns something true; returns that."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"waited {timeout} s for {what}")
-        time.sleep(0.05)
 
 
 def sticker(c, uri: str, name: str) -> str | None:
@@ -55,7 +44,7 @@ def test_songs_played_to_the_end_and_skipped(make_tonearm, short_library):
         assert c.command("next") == ["OK"]
         wait_state(c, "stop", timeout=30)  # A3 played to its end and the queue ran out
         assert watcher.read_response(timeout=10) == ["changed: sticker", "OK"]
-        wait_for(lambda: sticker(c, A3, "playCount"), "A3's playCount")
+        poll("A3's playCount", lambda: sticker(c, A3, "playCount"))
         after = int(time.time())
 
         for uri in (A1, A2, A3):
@@ -92,8 +81,8 @@ def test_songs_played_to_the_end_and_skipped(make_tonearm, short_library):
         assert c.command("play 0") == ["OK"]
         wait_status(c, lambda s: s.get("song") == "1", timeout=30, what="A2, after A1 ended")
         assert c.command("stop") == ["OK"]
-        wait_for(lambda: sticker(c, A1, "playCount") == "2", "A1's second play")
-        wait_for(lambda: sticker(c, LONG, "skipCount") == "2", "the long song's second skip")
+        poll("A1's second play", lambda: sticker(c, A1, "playCount") == "2")
+        poll("the long song's second skip", lambda: sticker(c, LONG, "skipCount") == "2")
         assert c.command("play 2") == ["OK"]
         wait_status(c, lambda s: s.get("song") == "2" and s.get("state") == "play", what="the long song")
         assert c.command("stop") == ["OK"]  # decided at once: nothing is written for it

@@ -16,11 +16,11 @@ import signal
 import socket
 import subprocess
 import threading
-import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from support import polling
 from support.servers import Connection, TonearmServer
 
 TIMEOUT = 60
@@ -60,16 +60,8 @@ TOOLS = ["ip", "nsenter", "dbus-daemon", "avahi-daemon", "avahi-browse", "avahi-
 
 
 def poll(what: str, check, timeout: float = TIMEOUT, interval: float = 0.2):
-    """Calls `check` until it returns something true and returns that; raises AssertionError
-    after `timeout` (generous: the machine may be loaded)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"waited {timeout} s for {what}")
-        time.sleep(interval)
+    """``support.polling.poll`` with this module's timeout and a slower pace (daemons)."""
+    return polling.poll(what, check, timeout, interval)
 
 
 def _ip(*args):
