@@ -28,13 +28,8 @@ extension MediaLibrary {
 
     /// The songs among `uris` that are in the database, by URI.
     public func songs(atURIs uris: some Collection<String>) async throws -> [String: Song] {
-        let unique = Array(Set(uris))
         var found: [String: Song] = [:]
-        var start = 0
-        while start < unique.count {
-            let batch = Array(unique[start..<min(start + Self.lookupBatch, unique.count)])
-            start += batch.count
-            let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ",")
+        try await forEachBatch(of: uris) { batch, placeholders in
             let songs = try await store.pool.read { db in
                 try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri IN (\(placeholders))", batch.map { $0 as (any DatabaseValueConvertible)? }))
             }
@@ -49,13 +44,8 @@ extension MediaLibrary {
     public func uris(matching filter: FilterExpression, among uris: some Collection<String>) async throws -> Set<String> {
         try Self.validateRegexes(filter)
         let condition = FilterSQL.condition(filter)
-        let unique = Array(Set(uris))
         var matching: Set<String> = []
-        var start = 0
-        while start < unique.count {
-            let batch = Array(unique[start..<min(start + Self.lookupBatch, unique.count)])
-            start += batch.count
-            let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ",")
+        try await forEachBatch(of: uris) { batch, placeholders in
             let found = try await store.pool.read { db in
                 try Self.validateBase(db, filter)
                 return try String.fetchAll(
@@ -65,5 +55,20 @@ extension MediaLibrary {
             matching.formUnion(found)
         }
         return matching
+    }
+
+    /// Calls `body` with the distinct `uris` in batches of ``lookupBatch``, each with the `?`
+    /// placeholders of an SQL `IN (…)` list of its size.
+    private func forEachBatch(
+        of uris: some Collection<String>,
+        _ body: ([String], String) async throws -> Void
+    ) async throws {
+        let unique = Array(Set(uris))
+        var start = 0
+        while start < unique.count {
+            let batch = Array(unique[start..<min(start + Self.lookupBatch, unique.count)])
+            start += batch.count
+            try await body(batch, Array(repeating: "?", count: batch.count).joined(separator: ","))
+        }
     }
 }
