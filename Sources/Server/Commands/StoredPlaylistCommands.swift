@@ -42,7 +42,7 @@ enum StoredPlaylistCommands {
         CommandDefinition("rm", permission: .control, arguments: .exactly(1)) { invocation in
             let playlist = try name(invocation, 0)
             try invocation.server.storedPlaylists.delete(playlist)
-            // MPD 0.24 deletes the playlist's stickers with it (rename leaves them, as MPD does).
+            // MPD 0.24 deletes the playlist's stickers with it (reference: `rm`).
             _ = try await invocation.server.stickers?.delete(type: "playlist", uri: playlist, name: nil)
             return .ok
         },
