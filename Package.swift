@@ -35,6 +35,8 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // No pkgConfig: avahi-client.pc carries -D_REENTRANT, which SwiftPM refuses.
         .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
+        // glibc's malloc.h: arena limit and trimming (ProcessMemory).
+        .systemLibrary(name: "CMalloc"),
 
         .target(
             name: "MPDProtocol",
@@ -48,7 +50,7 @@ let package = Package(
         .target(
             name: "MediaLibrary",
             dependencies: [
-                "CFFmpeg", "MPDProtocol",
+                "CFFmpeg", "CMalloc", "MPDProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -40,6 +40,7 @@ struct TonearmCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        ProcessMemory.limitArenas(to: 2)
         let loaded: LoadedConfiguration
         do {
             loaded = try ConfigurationLoader(environment: ProcessInfo.processInfo.environment).load(file: config)
@@ -136,6 +137,7 @@ private struct AutoUpdateService: Service, CustomStringConvertible {
     var description: String { "AutoUpdate" }
 
     func run() async throws {
+        ProcessMemory.limitArenas(to: 2)
         let watcher: AutoUpdate?
         do {
             watcher = try library.startAutoUpdate(maxDepth: maxDepth)

@@ -25,6 +25,12 @@ final class LibraryStore: Sendable {
         try Schema.migrator.migrate(pool)
     }
 
+    /// Empties the writer's page cache and closes the readers (reopened on the next read),
+    /// waiting for reads under way to finish.
+    func releaseMemory() {
+        pool.releaseMemory()
+    }
+
     // MARK: Songs
 
     /// The columns a ``Song`` is built from, on `song s` joined with its `songTagList g`.
