@@ -115,7 +115,7 @@ enum CNumber {
 
     /// `strtol` over bytes: blanks, a sign, decimal digits; overflow saturates like the C call.
     static func strtol(bytes: ArraySlice<UInt8>) -> (value: Int, rest: ArraySlice<UInt8>)? {
-        guard let (negative, magnitude, rest) = scanInteger(bytes) else { return nil }
+        guard let (negative, magnitude, _, rest) = scanInteger(bytes) else { return nil }
         if negative {
             return (magnitude > UInt64(Int.max) ? Int.min : -Int(magnitude), rest)
         }
@@ -125,9 +125,14 @@ enum CNumber {
     /// `strtoul`: as `strtol`, but a minus sign negates in unsigned arithmetic (so `-1` is the
     /// largest value) and overflow saturates at `UInt64.max`.
     static func strtoul(_ text: String) -> (value: UInt64, rest: ArraySlice<UInt8>)? {
-        guard let (negative, magnitude, rest) = scanInteger(Array(text.utf8)[...]) else { return nil }
-        // An overflow saturated `magnitude` at the maximum, which strtoul returns whatever the sign.
-        if magnitude == UInt64.max { return (magnitude, rest) }
+        strtoul(bytes: Array(text.utf8)[...])
+    }
+
+    /// `strtoul` over bytes.
+    static func strtoul(bytes: ArraySlice<UInt8>) -> (value: UInt64, rest: ArraySlice<UInt8>)? {
+        guard let (negative, magnitude, overflow, rest) = scanInteger(bytes) else { return nil }
+        // On overflow strtoul returns the maximum whatever the sign.
+        if overflow { return (UInt64.max, rest) }
         return (negative ? 0 &- magnitude : magnitude, rest)
     }
 
@@ -142,11 +147,12 @@ enum CNumber {
         }
     }
 
-    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+    /// C's `isspace` in the C locale.
+    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
 
     private static func scanInteger(
         _ bytes: ArraySlice<UInt8>
-    ) -> (negative: Bool, magnitude: UInt64, rest: ArraySlice<UInt8>)? {
+    ) -> (negative: Bool, magnitude: UInt64, overflow: Bool, rest: ArraySlice<UInt8>)? {
         var index = bytes.startIndex
         while index < bytes.endIndex, isSpace(bytes[index]) { index += 1 }
         var negative = false
@@ -165,6 +171,6 @@ enum CNumber {
             index += 1
         }
         guard index > digitsStart else { return nil }
-        return (negative, overflow ? UInt64.max : magnitude, bytes[index...])
+        return (negative, overflow ? UInt64.max : magnitude, overflow, bytes[index...])
     }
 }

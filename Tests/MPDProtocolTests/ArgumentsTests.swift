@@ -3,32 +3,26 @@ import Testing
 
 @Suite("Argument syntaxes")
 struct ArgumentsTests {
-    /// The ``MPDError`` `body` throws, or `nil` when it succeeds.
-    private func error(_ body: () throws -> some Any) -> MPDError? {
-        do {
-            _ = try body()
-            return nil
-        } catch {
-            return error as? MPDError
-        }
-    }
-
     @Test("integers: whole text, sign, range")
     func integers() throws {
         #expect(try Arguments.integer("42") == 42)
         #expect(try Arguments.integer("-7") == -7)
         #expect(try Arguments.integer("+3") == 3)
-        #expect(error { try Arguments.integer("4x") } == MPDError(.argument, "Integer expected: 4x"))
-        #expect(error { try Arguments.integer("") } == MPDError(.argument, "Integer expected: "))
-        #expect(error { try Arguments.integer("101", in: 0...100) } == MPDError(.argument, "Number too large: 101"))
+        #expect(thrownError { try Arguments.integer("4x") } == MPDError(.argument, "Integer expected: 4x"))
+        #expect(thrownError { try Arguments.integer("") } == MPDError(.argument, "Integer expected: "))
+        #expect(thrownError { try Arguments.integer("101", in: 0...100) } == MPDError(.argument, "Number too large: 101"))
     }
 
     @Test("unsigned values wrap like strtoul: -1 is too large")
     func unsigned() throws {
         #expect(try Arguments.unsigned("8192") == 8192)
-        #expect(error { try Arguments.unsigned("-1", maximum: 100) } == MPDError(.argument, "Number too large: -1"))
-        #expect(error { try Arguments.unsigned("abc") } == MPDError(.argument, "Integer expected: abc"))
-        #expect(error { try Arguments.unsigned("99999999999999999999999", maximum: 10) }
+        // strtoul negates in unsigned arithmetic: the largest magnitude negated is 1, not an overflow.
+        #expect(try Arguments.unsigned("-18446744073709551615") == 1)
+        #expect(thrownError { try Arguments.unsigned("-18446744073709551616") }
+            == MPDError(.argument, "Number too large: -18446744073709551616"))
+        #expect(thrownError { try Arguments.unsigned("-1", maximum: 100) } == MPDError(.argument, "Number too large: -1"))
+        #expect(thrownError { try Arguments.unsigned("abc") } == MPDError(.argument, "Integer expected: abc"))
+        #expect(thrownError { try Arguments.unsigned("99999999999999999999999", maximum: 10) }
             == MPDError(.argument, "Number too large: 99999999999999999999999"))
     }
 
@@ -37,8 +31,8 @@ struct ArgumentsTests {
         #expect(try Arguments.boolean("1"))
         #expect(try !Arguments.boolean("0"))
         #expect(try Arguments.boolean("01"))
-        #expect(error { try Arguments.boolean("yes") } == MPDError(.argument, "Boolean (0/1) expected: yes"))
-        #expect(error { try Arguments.boolean("2") } == MPDError(.argument, "Boolean (0/1) expected: 2"))
+        #expect(thrownError { try Arguments.boolean("yes") } == MPDError(.argument, "Boolean (0/1) expected: yes"))
+        #expect(thrownError { try Arguments.boolean("2") } == MPDError(.argument, "Boolean (0/1) expected: 2"))
     }
 
     @Test("floats and song times")
@@ -46,9 +40,9 @@ struct ArgumentsTests {
         #expect(try Arguments.float("1.5") == 1.5)
         #expect(try Arguments.float("inf") == .infinity)
         #expect(try Arguments.float("nan").isNaN)
-        #expect(error { try Arguments.float("1.5s") } == MPDError(.argument, "Float expected: 1.5s"))
+        #expect(thrownError { try Arguments.float("1.5s") } == MPDError(.argument, "Float expected: 1.5s"))
         #expect(try Arguments.songTime("12.25") == 12.25)
-        #expect(error { try Arguments.songTime("-1") } == MPDError(.argument, "Negative value not allowed: -1"))
+        #expect(thrownError { try Arguments.songTime("-1") } == MPDError(.argument, "Negative value not allowed: -1"))
     }
 
     @Test("ranges: N, N:M, N:, -1, and MPD's errors")
@@ -58,12 +52,12 @@ struct ArgumentsTests {
         #expect(try Arguments.range("1:") == RangeArgument(start: 1, end: nil))
         #expect(try Arguments.range("3:3") == RangeArgument(start: 3, end: 3))
         #expect(try Arguments.range("-1") == .all)
-        #expect(error { try Arguments.range("-2") } == MPDError(.argument, "Number is negative: -2"))
-        #expect(error { try Arguments.range("5:2") } == MPDError(.argument, "Malformed range: 5:2"))
-        #expect(error { try Arguments.range("x") } == MPDError(.argument, "Integer or range expected: x"))
-        #expect(error { try Arguments.range("1:x") } == MPDError(.argument, "Integer or range expected: 1:x"))
-        #expect(error { try Arguments.range("1:-3") } == MPDError(.argument, "Number is negative: 1:-3"))
-        #expect(error { try Arguments.range("3000000000") } == MPDError(.argument, "Number too large: 3000000000"))
+        #expect(thrownError { try Arguments.range("-2") } == MPDError(.argument, "Number is negative: -2"))
+        #expect(thrownError { try Arguments.range("5:2") } == MPDError(.argument, "Malformed range: 5:2"))
+        #expect(thrownError { try Arguments.range("x") } == MPDError(.argument, "Integer or range expected: x"))
+        #expect(thrownError { try Arguments.range("1:x") } == MPDError(.argument, "Integer or range expected: 1:x"))
+        #expect(thrownError { try Arguments.range("1:-3") } == MPDError(.argument, "Number is negative: 1:-3"))
+        #expect(thrownError { try Arguments.range("3000000000") } == MPDError(.argument, "Number too large: 3000000000"))
         #expect(RangeArgument(start: 2, end: nil).upperBound(clippedTo: 10) == 10)
     }
 }

@@ -3,23 +3,13 @@ import Testing
 
 @Suite("Filter expressions")
 struct FilterParserTests {
-    /// The ``MPDError`` `body` throws, or `nil` when it succeeds.
-    private func error(_ body: () throws -> some Any) -> MPDError? {
-        do {
-            _ = try body()
-            return nil
-        } catch {
-            return error as? MPDError
-        }
-    }
-
     private func expr(_ text: String, foldCase: Bool = false) throws -> FilterExpression {
         try FilterExpression.parse(expression: text, foldCase: foldCase)
     }
 
     /// The ACK 2 message parsing `text` fails with, or `nil`.
     private func message(_ text: String, foldCase: Bool = false) -> String? {
-        guard let failure = error({ try expr(text, foldCase: foldCase) }) else { return nil }
+        guard let failure = thrownError({ try expr(text, foldCase: foldCase) }) else { return nil }
         #expect(failure.code == .argument)
         return failure.message
     }
@@ -211,12 +201,12 @@ struct FilterParserTests {
     @Test("old-style errors")
     func oldStyleErrors() {
         for bad in [["foo", "x"], ["AudioFormat", "44100:16:2"], ["prio", "3"], ["Base", "x"], ["artist\u{212A}", "x"]] {
-            #expect(error { try args(bad) } == MPDError(.argument, "Unknown filter type"))
+            #expect(thrownError { try args(bad) } == MPDError(.argument, "Unknown filter type"))
         }
         for uri in ["", "/", "/a", "a/", "a//b", "./a", "../a", "a/..", "a/.", "a/../b", "a/./b"] {
-            #expect(error { try args(["base", uri]) } == MPDError(.argument, "Bad URI"))
+            #expect(thrownError { try args(["base", uri]) } == MPDError(.argument, "Bad URI"))
         }
-        #expect(error { try args(["modified-since", "garbage"]) } == MPDError(.argument, "Failed to parse date"))
+        #expect(thrownError { try args(["modified-since", "garbage"]) } == MPDError(.argument, "Failed to parse date"))
     }
 
     @Test("argument lists: one item alone, several AND-ed in order, mixed forms")
@@ -234,14 +224,14 @@ struct FilterParserTests {
     @Test("argument list errors")
     func argumentListErrors() {
         let count = MPDError(.argument, "Incorrect number of filter arguments")
-        #expect(error { try args([]) } == count)
-        #expect(error { try args(["artist"]) } == count)
-        #expect(error { try args([#"(artist == "x")"#, "extra"]) } == count)
-        #expect(error { try args(["artist", "x", "album"]) } == count)
-        #expect(error { try args([#" (artist == "x")"#]) } == count)
+        #expect(thrownError { try args([]) } == count)
+        #expect(thrownError { try args(["artist"]) } == count)
+        #expect(thrownError { try args([#"(artist == "x")"#, "extra"]) } == count)
+        #expect(thrownError { try args(["artist", "x", "album"]) } == count)
+        #expect(thrownError { try args([#" (artist == "x")"#]) } == count)
         // An error in an earlier item wins.
-        #expect(error { try args(["foo", "x", "artist"]) } == MPDError(.argument, "Unknown filter type"))
-        #expect(error { try args([#"(foo == "x")"#]) } == MPDError(.argument, "Unknown filter type: foo"))
+        #expect(thrownError { try args(["foo", "x", "artist"]) } == MPDError(.argument, "Unknown filter type"))
+        #expect(thrownError { try args([#"(foo == "x")"#]) } == MPDError(.argument, "Unknown filter type: foo"))
     }
 
     // MARK: - Time stamps
@@ -374,7 +364,7 @@ struct FilterParserTests {
             ("dsd64:2:", false, "Extra data after channel count: :"),
         ]
         for (text, mask, expected) in cases {
-            #expect(error { try format(text, mask: mask) } == MPDError(.argument, expected), "\(text)")
+            #expect(thrownError { try format(text, mask: mask) } == MPDError(.argument, expected), "\(text)")
         }
         #expect(message(#"(AudioFormat != "44100:16:2")"#) == "'==' or '=~' expected")
         #expect(message(#"(AudioFormat contains "44100:16:2")"#) == "'==' or '=~' expected")

@@ -3,16 +3,6 @@ import Testing
 
 @Suite("Search command arguments")
 struct SelectionParserTests {
-    /// The ``MPDError`` `body` throws, or `nil` when it succeeds.
-    private func error(_ body: () throws -> some Any) -> MPDError? {
-        do {
-            _ = try body()
-            return nil
-        } catch {
-            return error as? MPDError
-        }
-    }
-
     private let artistX = FilterExpression.tag(.artist, StringPredicate(.equals, "x", foldCase: false))
     private let albumY = FilterExpression.tag(.album, StringPredicate(.equals, "y", foldCase: false))
 
@@ -35,9 +25,9 @@ struct SelectionParserTests {
     func sortErrors() {
         let unknown = MPDError(.argument, "Unknown sort tag")
         for bad in ["", "-", "--artist", "foo", "file", "prio", "Last_Modified", "artist\u{212A}"] {
-            #expect(error { try SortOrder.parse(bad, allowsPriority: false) } == unknown, "\(bad)")
+            #expect(thrownError { try SortOrder.parse(bad, allowsPriority: false) } == unknown, "\(bad)")
         }
-        #expect(error { try SortOrder.parse("priority", allowsPriority: true) } == unknown)
+        #expect(thrownError { try SortOrder.parse("priority", allowsPriority: true) } == unknown)
     }
 
     // MARK: - find / search
@@ -70,37 +60,37 @@ struct SelectionParserTests {
     @Test("find: modifiers out of order or misspelt fall into the filter")
     func databaseSelectionOrder() {
         // `window` is removed before `sort`, so after it, it is not seen.
-        #expect(error { try selection([#"(artist == "x")"#, "window", "0:1", "sort", "artist"]) }
+        #expect(thrownError { try selection([#"(artist == "x")"#, "window", "0:1", "sort", "artist"]) }
             == MPDError(.argument, "Unknown filter type"))
-        #expect(error { try selection([#"(artist == "x")"#, "SORT", "artist"]) }
+        #expect(thrownError { try selection([#"(artist == "x")"#, "SORT", "artist"]) }
             == MPDError(.argument, "Unknown filter type"))
         // `position` only where the command takes one.
-        #expect(error { try selection([#"(artist == "x")"#, "position", "0"]) }
+        #expect(thrownError { try selection([#"(artist == "x")"#, "position", "0"]) }
             == MPDError(.argument, "Unknown filter type"))
-        #expect(error { try selection([#"(artist == "x")"#, "position", "0", "window", "0:1"], position: true) }
+        #expect(thrownError { try selection([#"(artist == "x")"#, "position", "0", "window", "0:1"], position: true) }
             == MPDError(.argument, "Unknown filter type"))
     }
 
     @Test("find: errors in the order MPD checks")
     func databaseSelectionErrors() {
         let count = MPDError(.argument, "Incorrect number of filter arguments")
-        #expect(error { try selection([]) } == count)
-        #expect(error { try selection(["sort", "artist"]) } == count)
-        #expect(error { try selection(["window", "0:1"]) } == count)
-        #expect(error { try selection(["position", "0"], position: true) } == count)
-        #expect(error { try selection([#"(artist == "x")"#, "window"]) } == count)
-        #expect(error { try selection([#"(artist == "x")"#, "extra"]) } == count)
-        #expect(error { try selection([#"(artist == "x")"#, "sort", "foo"]) } == MPDError(.argument, "Unknown sort tag"))
-        #expect(error { try selection([#"(artist == "x")"#, "sort", "prio"]) } == MPDError(.argument, "Unknown sort tag"))
-        #expect(error { try selection([#"(artist == "x")"#, "window", "5:2"]) }
+        #expect(thrownError { try selection([]) } == count)
+        #expect(thrownError { try selection(["sort", "artist"]) } == count)
+        #expect(thrownError { try selection(["window", "0:1"]) } == count)
+        #expect(thrownError { try selection(["position", "0"], position: true) } == count)
+        #expect(thrownError { try selection([#"(artist == "x")"#, "window"]) } == count)
+        #expect(thrownError { try selection([#"(artist == "x")"#, "extra"]) } == count)
+        #expect(thrownError { try selection([#"(artist == "x")"#, "sort", "foo"]) } == MPDError(.argument, "Unknown sort tag"))
+        #expect(thrownError { try selection([#"(artist == "x")"#, "sort", "prio"]) } == MPDError(.argument, "Unknown sort tag"))
+        #expect(thrownError { try selection([#"(artist == "x")"#, "window", "5:2"]) }
             == MPDError(.argument, "Malformed range: 5:2"))
-        #expect(error { try selection([#"(artist == "x")"#, "window", "x"]) }
+        #expect(thrownError { try selection([#"(artist == "x")"#, "window", "x"]) }
             == MPDError(.argument, "Integer or range expected: x"))
         // The window is checked before the sort tag, and both before the filter.
-        #expect(error { try selection([#"(foo == "x")"#, "sort", "foo", "window", "x"]) }
+        #expect(thrownError { try selection([#"(foo == "x")"#, "sort", "foo", "window", "x"]) }
             == MPDError(.argument, "Integer or range expected: x"))
-        #expect(error { try selection([#"(foo == "x")"#, "sort", "foo"]) } == MPDError(.argument, "Unknown sort tag"))
-        #expect(error { try selection([#"(foo == "x")"#]) } == MPDError(.argument, "Unknown filter type: foo"))
+        #expect(thrownError { try selection([#"(foo == "x")"#, "sort", "foo"]) } == MPDError(.argument, "Unknown sort tag"))
+        #expect(thrownError { try selection([#"(foo == "x")"#]) } == MPDError(.argument, "Unknown filter type: foo"))
     }
 
     // MARK: - list
@@ -131,9 +121,9 @@ struct SelectionParserTests {
         // A lone `group` is an artist's name here, not a keyword.
         #expect(try list(["album", "group"]) == ListSelection(
             subject: .tag(.album), filter: .tag(.artist, StringPredicate(.equals, "group", foldCase: false))))
-        #expect(error { try list(["artist", "x"]) } == MPDError(.argument, #"should be "Album" for 3 arguments"#))
+        #expect(thrownError { try list(["artist", "x"]) } == MPDError(.argument, #"should be "Album" for 3 arguments"#))
         // With a group after it, the lone value is a broken filter instead.
-        #expect(error { try list(["album", "x", "group", "date"]) }
+        #expect(thrownError { try list(["album", "x", "group", "date"]) }
             == MPDError(.argument, "Incorrect number of filter arguments"))
     }
 
@@ -141,26 +131,26 @@ struct SelectionParserTests {
     func listFile() throws {
         #expect(try list(["file"]) == ListSelection(subject: .uri, filter: nil))
         #expect(try list(["FileName", "artist", "x"]) == ListSelection(subject: .uri, filter: artistX))
-        #expect(error { try list(["file", "x"]) } == MPDError(.argument, "Incorrect number of filter arguments"))
-        #expect(error { try list(["file", "group", "artist"]) } == MPDError(.argument, "Unknown filter type"))
+        #expect(thrownError { try list(["file", "x"]) } == MPDError(.argument, "Incorrect number of filter arguments"))
+        #expect(thrownError { try list(["file", "group", "artist"]) } == MPDError(.argument, "Unknown filter type"))
     }
 
     @Test("list: errors")
     func listErrors() {
         let conflict = MPDError(.argument, "Conflicting group")
-        #expect(error { try list(["foo"]) } == MPDError(.argument, "Unknown tag type: foo"))
-        #expect(error { try list(["any"]) } == MPDError(.argument, "Unknown tag type: any"))
-        #expect(error { try list(["album", "group", "foo"]) } == MPDError(.argument, "Unknown tag type: foo"))
-        #expect(error { try list(["album", "group", "album"]) } == conflict)
-        #expect(error { try list(["Album", "group", "ALBUM"]) } == conflict)
-        #expect(error { try list(["album", "group", "artist", "group", "artist"]) } == conflict)
+        #expect(thrownError { try list(["foo"]) } == MPDError(.argument, "Unknown tag type: foo"))
+        #expect(thrownError { try list(["any"]) } == MPDError(.argument, "Unknown tag type: any"))
+        #expect(thrownError { try list(["album", "group", "foo"]) } == MPDError(.argument, "Unknown tag type: foo"))
+        #expect(thrownError { try list(["album", "group", "album"]) } == conflict)
+        #expect(thrownError { try list(["Album", "group", "ALBUM"]) } == conflict)
+        #expect(thrownError { try list(["album", "group", "artist", "group", "artist"]) } == conflict)
         // Groups are checked before the filter is parsed.
-        #expect(error { try list(["album", "foo", "group", "album"]) } == conflict)
-        #expect(error { try list(["album", "window", "x"]) } == MPDError(.argument, "Integer or range expected: x"))
-        #expect(error { try list(["album", "artist", "x", "window", "0:1", "group", "date"]) }
+        #expect(thrownError { try list(["album", "foo", "group", "album"]) } == conflict)
+        #expect(thrownError { try list(["album", "window", "x"]) } == MPDError(.argument, "Integer or range expected: x"))
+        #expect(thrownError { try list(["album", "artist", "x", "window", "0:1", "group", "date"]) }
             == MPDError(.argument, "Unknown filter type"))
-        #expect(error { try list(["album", #"(foo == "x")"#]) } == MPDError(.argument, "Unknown filter type: foo"))
-        #expect(error { try list([]) } != nil)
+        #expect(thrownError { try list(["album", #"(foo == "x")"#]) } == MPDError(.argument, "Unknown filter type: foo"))
+        #expect(thrownError { try list([]) } != nil)
     }
 
     // MARK: - count
@@ -181,10 +171,10 @@ struct SelectionParserTests {
     @Test("count: errors")
     func countErrors() {
         let incorrect = MPDError(.argument, "Incorrect number of filter arguments")
-        #expect(error { try count([]) } == incorrect)
-        #expect(error { try count(["artist"]) } == incorrect)
-        #expect(error { try count(["group", "foo"]) } == MPDError(.argument, "Unknown tag type: foo"))
-        #expect(error { try count(["artist", "x", "group", "artist", "group", "album"]) }
+        #expect(thrownError { try count([]) } == incorrect)
+        #expect(thrownError { try count(["artist"]) } == incorrect)
+        #expect(thrownError { try count(["group", "foo"]) } == MPDError(.argument, "Unknown tag type: foo"))
+        #expect(thrownError { try count(["artist", "x", "group", "artist", "group", "album"]) }
             == MPDError(.argument, "Unknown filter type"))
     }
 }

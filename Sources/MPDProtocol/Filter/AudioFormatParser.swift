@@ -32,25 +32,16 @@ extension AudioFormatPattern {
     }
 
     private static func sampleRate(_ bytes: [UInt8], _ index: inout Int, mask: Bool) throws(MPDError) -> UInt32? {
-        if mask, byte(bytes, index) == UInt8(ascii: "*") {
-            index += 1
-            return nil
-        }
-        guard let number = ASCII.strtoul(bytes, from: index) else {
-            throw MPDError(.argument, "Failed to parse the sample rate")
-        }
+        if wildcard(bytes, &index, mask: mask) { return nil }
+        let number = try unsigned(bytes, &index, else: "Failed to parse the sample rate")
         // MPD validates the value narrowed to `unsigned` but prints the `unsigned long`.
-        let rate = UInt32(truncatingIfNeeded: number.value)
-        guard rate > 0, rate < 1 << 30 else { throw MPDError(.argument, "Invalid sample rate: \(number.value)") }
-        index = number.end
+        let rate = UInt32(truncatingIfNeeded: number)
+        guard rate > 0, rate < 1 << 30 else { throw MPDError(.argument, "Invalid sample rate: \(number)") }
         return rate
     }
 
     private static func sampleFormat(_ bytes: [UInt8], _ index: inout Int, mask: Bool) throws(MPDError) -> String? {
-        if mask, byte(bytes, index) == UInt8(ascii: "*") {
-            index += 1
-            return nil
-        }
+        if wildcard(bytes, &index, mask: mask) { return nil }
         if byte(bytes, index) == UInt8(ascii: "f") {
             index += 1
             return "f"
@@ -59,11 +50,8 @@ extension AudioFormatPattern {
             index += 3
             return "dsd"
         }
-        guard let number = ASCII.strtoul(bytes, from: index) else {
-            throw MPDError(.argument, "Failed to parse the sample format")
-        }
-        index = number.end
-        switch number.value {
+        let number = try unsigned(bytes, &index, else: "Failed to parse the sample format")
+        switch number {
         case 8: return "8"
         case 16: return "16"
         case 24:
@@ -71,23 +59,31 @@ extension AudioFormatPattern {
             if bytes[index...].starts(with: "_3".utf8) { index += 2 }
             return "24"
         case 32: return "32"
-        default: throw MPDError(.argument, "Invalid sample format: \(number.value)")
+        default: throw MPDError(.argument, "Invalid sample format: \(number)")
         }
     }
 
     private static func channelCount(_ bytes: [UInt8], _ index: inout Int, mask: Bool) throws(MPDError) -> UInt8? {
-        if mask, byte(bytes, index) == UInt8(ascii: "*") {
-            index += 1
-            return nil
-        }
-        guard let number = ASCII.strtoul(bytes, from: index) else {
-            throw MPDError(.argument, "Failed to parse the channel count")
-        }
+        if wildcard(bytes, &index, mask: mask) { return nil }
+        let number = try unsigned(bytes, &index, else: "Failed to parse the channel count")
         // MPD checks and prints the value narrowed to `unsigned` (`%u`).
-        let channels = UInt32(truncatingIfNeeded: number.value)
+        let channels = UInt32(truncatingIfNeeded: number)
         guard (1...8).contains(channels) else { throw MPDError(.argument, "Invalid channel count: \(channels)") }
-        index = number.end
         return UInt8(channels)
+    }
+
+    /// Whether the field is `*` in a mask; moves past it when it is.
+    private static func wildcard(_ bytes: [UInt8], _ index: inout Int, mask: Bool) -> Bool {
+        guard mask, byte(bytes, index) == UInt8(ascii: "*") else { return false }
+        index += 1
+        return true
+    }
+
+    /// The number `strtoul` reads at `index` (moving past it), or MPD's `message` when it reads none.
+    private static func unsigned(_ bytes: [UInt8], _ index: inout Int, else message: String) throws(MPDError) -> UInt64 {
+        guard let number = ASCII.strtoul(bytes, from: index) else { throw MPDError(.argument, message) }
+        index = number.end
+        return number.value
     }
 
     private static func expectEnd(_ bytes: [UInt8], _ index: Int) throws(MPDError) {

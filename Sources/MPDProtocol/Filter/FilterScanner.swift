@@ -82,35 +82,15 @@ enum ASCII {
     }
 
     /// C's `isspace` in the C locale.
-    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+    static func isSpace(_ byte: UInt8) -> Bool { CNumber.isSpace(byte) }
 
     /// Whether the byte is a decimal digit.
     static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
 
-    /// `strtoul(…, 10)` on `bytes` from `start`: leading `isspace` bytes, an optional sign, the
-    /// digits. A minus sign negates in unsigned arithmetic and overflow saturates at the
-    /// maximum, as in C. Returns the value and the index after the digits, or `nil` when there
-    /// were no digits (C's `endptr == s`).
+    /// `strtoul(…, 10)` on `bytes` from `start` (``CNumber/strtoul(bytes:)``). Returns the value
+    /// and the index after the digits, or `nil` when there were no digits (C's `endptr == s`).
     static func strtoul(_ bytes: [UInt8], from start: Int) -> (value: UInt64, end: Int)? {
-        var index = start
-        while index < bytes.count, isSpace(bytes[index]) { index += 1 }
-        var negative = false
-        if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-            negative = bytes[index] == UInt8(ascii: "-")
-            index += 1
-        }
-        let digitsStart = index
-        var value: UInt64 = 0
-        var overflow = false
-        while index < bytes.count, isDigit(bytes[index]) {
-            let (times10, o1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, o2) = times10.addingReportingOverflow(UInt64(bytes[index] - 0x30))
-            overflow = overflow || o1 || o2
-            value = sum
-            index += 1
-        }
-        guard index > digitsStart else { return nil }
-        if overflow { return (UInt64.max, index) }
-        return (negative ? 0 &- value : value, index)
+        guard start <= bytes.count, let parsed = CNumber.strtoul(bytes: bytes[start...]) else { return nil }
+        return (parsed.value, parsed.rest.startIndex)
     }
 }
