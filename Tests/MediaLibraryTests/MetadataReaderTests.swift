@@ -20,6 +20,8 @@ private final class Fixtures: Sendable {
     private init() throws {
         directory = NSTemporaryDirectory() + "tonearm-tags-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // The fixtures live as long as the test process; take them with it.
+        atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "tonearm-tags-\(getpid())") }
         let stereo = ["-ac", "2", "-ar", "44100"]
         let tags = Self.commonTags.flatMap { ["-metadata", $0] }
         try ffmpeg(stereo + tags, "tagged.flac")
