@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 import support.servers as servers  # noqa: E402
-from library_gen import SEARCH_SUBSTRING, generate  # noqa: E402
+from library_gen import NARROW_SEARCH, SEARCH_SUBSTRING, generate  # noqa: E402
 
 
 class _FineTime:
@@ -149,6 +149,7 @@ def queries(plan):
     """(name, command, check) with check(answer lines) -> (got, expected)."""
     artist = plan.query_artist
     titles = plan.count(lambda t: SEARCH_SUBSTRING in t.title.lower())
+    narrow = plan.count(lambda t: NARROW_SEARCH in t.title.lower())
     by_artist = plan.count(lambda t: t.artist == artist)
     albums = len({(t.albumartist, t.album) for t in plan.tracks})
     artists = len({t.artist for t in plan.tracks})
@@ -159,6 +160,8 @@ def queries(plan):
     return [
         (f"search title {quote(SEARCH_SUBSTRING)} ({titles:,} songs)", f"search title {quote(SEARCH_SUBSTRING)}",
          lines_with("file: ", titles)),
+        (f"search title {quote(NARROW_SEARCH)} ({narrow:,} songs)", f"search title {quote(NARROW_SEARCH)}",
+         lines_with("file: ", narrow)),
         (f"find artist (exact, {by_artist:,} songs)", f"find artist {quote(artist)}", lines_with("file: ", by_artist)),
         (f"list album group albumartist ({albums:,})", "list album group albumartist", lines_with("Album: ", albums)),
         ("count artist (one artist)", f"count artist {quote(artist)}",

@@ -51,6 +51,7 @@ GENRES = ("Rock Pop Jazz Blues Classical Electronic Hip-Hop Folk Country Metal P
           "Bluegrass Soundtrack World Experimental Lo-Fi").split()
 ALBUM_CLICHES = ["Greatest Hits", "Live", "Best Of", "Unplugged", "Demos", "B-Sides", "Untitled"]
 SEARCH_SUBSTRING = "night"  # `search title` matches Night, Midnight, Nightfall, Tonight
+NARROW_SEARCH = "night train"  # what a user types to find one song: ~10 of 100,000 titles
 
 
 @dataclass
