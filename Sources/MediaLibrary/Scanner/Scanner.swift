@@ -24,6 +24,12 @@ struct Scanner: Sendable {
     /// - Returns: whether the database changed.
     func update(_ uri: String, rescan: Bool, now: Int64) throws -> Bool {
         try store.pool.write { db in
+            // A scan inserts into four indexes and the trigram index at scattered places: with
+            // SQLite's default 2 MiB of cache it kept evicting and rereading their pages (100,000
+            // songs: 25 s, 21 s with 64 MiB). The cache shrinks back when the job ends, and the
+            // update queue frees it once idle.
+            try db.execute(sql: "PRAGMA cache_size = -65536")
+            defer { try? db.execute(sql: "PRAGMA cache_size = -2000") }
             var changes = ChangeCounter()
             switch walker.kind(of: uri) {
             case .missing:
