@@ -121,11 +121,15 @@ def test_update_adds_and_removes_songs_and_raises_idle_events(library):
         (library.music_dir / "root.flac").unlink()
         reply = c.command("update")
         assert reply[0].startswith("updating_db: ") and reply[-1] == "OK"
-        assert watcher.read_response(timeout=10) in (["changed: update", "OK"], ["changed: database", "OK"],
-                                                    ["changed: database", "changed: update", "OK"])
+        first = watcher.read_response(timeout=10)
+        assert first in (["changed: update", "OK"], ["changed: database", "OK"],
+                         ["changed: database", "changed: update", "OK"])
         wait_for_update(c)
-        watcher.send("idle database\n")
-        assert watcher.read_response(timeout=10) == ["changed: database", "OK"]
+        if "changed: database" not in first:
+            # Events raised before the watcher's answer is written merge into it: on a busy
+            # machine the whole job can end first, and then no database event is left to wait for.
+            watcher.send("idle database\n")
+            assert watcher.read_response(timeout=10) == ["changed: database", "OK"]
         assert c.command("lsinfo Other/new.flac")[0] == "file: Other/new.flac"
         assert c.command("lsinfo root.flac") == ["ACK [50@0] {lsinfo} No such directory"]
         stats = dict(line.split(": ", 1) for line in c.command("stats")[:-1])
