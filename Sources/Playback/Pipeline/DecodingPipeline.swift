@@ -146,14 +146,20 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
             let reader = attached ? buffer.addReader() : nil
             if attached && reader == nil { break }
             holding[index] = reader != nil
-            startThread(name: "tonearm.output.\(index)") { [self] in outputLoop(index, reader: reader) }
+            startThread(name: "tonearm.out.\(index)") { [self] in outputLoop(index, reader: reader) }
         }
-        startThread(name: "tonearm.pipeline.events") { [self] in dispatchLoop() }
+        startThread(name: "tonearm.events") { [self] in dispatchLoop() }
     }
 
+    /// Starts a thread named `name` (as `top -H` and `/proc/PID/task/TID/comm` show it).
+    ///
+    /// The name is set from inside the thread and is at most 15 bytes: Foundation passes a
+    /// name set before `start` to nothing on Linux, and the kernel refuses longer ones.
     private func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread { body() }
-        thread.name = name
+        let thread = Thread {
+            Thread.current.name = name
+            body()
+        }
         thread.stackSize = 1 << 20
         thread.start()
     }
