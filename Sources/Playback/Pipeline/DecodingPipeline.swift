@@ -153,11 +153,18 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
 
     /// Starts a thread named `name` (as `top -H` and `/proc/PID/task/TID/comm` show it).
     ///
-    /// The name is set from inside the thread and is at most 15 bytes: Foundation passes a
-    /// name set before `start` to nothing on Linux, and the kernel refuses longer ones.
+    /// The thread names itself through `/proc/thread-self/comm`, at most 15 bytes (the kernel
+    /// refuses longer names): Foundation's `Thread.name` on Linux reaches the kernel only when
+    /// set on the running thread, and even then not always (it checks the thread's identity,
+    /// which the starting thread may not have stored yet); Swift's Glibc module has no
+    /// `pthread_setname_np` (it needs `_GNU_SOURCE`).
     private func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
         let thread = Thread {
-            Thread.current.name = name
+            let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+            if comm >= 0 {
+                _ = name.utf8CString.withUnsafeBufferPointer { Glibc.write(comm, $0.baseAddress, min(15, $0.count - 1)) }
+                close(comm)
+            }
             body()
         }
         thread.stackSize = 1 << 20
