@@ -2,8 +2,10 @@
 
 MPD's output threads ask for real-time scheduling (`SCHED_FIFO` at priority 40, with
 `SCHED_RESET_ON_FORK`), its decoder does not; Tonearm's do the same (Playback's
-`RealtimeScheduling`), which is what lets the first chunk after `play` reach the device
-without waiting for a CPU on a loaded machine. The commands a `pipe` output starts run with
+`AudioThreadScheduling`), which is what lets the first chunk after `play` reach the device
+without waiting for a CPU on a loaded machine. Tonearm's decoder also runs five steps nicer
+than the rest (MPD's at the process' niceness), so that a command a pipe output starts on
+the decoder's CPU does not wait for its burst. The commands a `pipe` output starts run with
 normal scheduling on both. Without the privilege (root, CAP_SYS_NICE or an RLIMIT_RTPRIO of
 40) both servers play on at normal priority.
 
@@ -28,14 +30,15 @@ OUTPUT_PREFIX = {"mpd": "output:", "tonearm": "tonearm.out."}
 DECODER_PREFIX = {"mpd": "decoder", "tonearm": "tonearm.decoder"}
 
 
-def threads(pid: int) -> list[tuple[str, int, int]]:
-    """(name, policy, priority) of every thread of `pid`."""
+def threads(pid: int) -> list[tuple[str, int, int, int]]:
+    """(name, policy, priority, niceness) of every thread of `pid`."""
     found = []
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
             name = (task / "comm").read_text().rstrip("\n")
             tid = int(task.name)
-            found.append((name, os.sched_getscheduler(tid), os.sched_getparam(tid).sched_priority))
+            nice = int((task / "stat").read_text().rsplit(")", 1)[1].split()[16])
+            found.append((name, os.sched_getscheduler(tid), os.sched_getparam(tid).sched_priority, nice))
         except (FileNotFoundError, ProcessLookupError):
             pass
     return found
@@ -61,10 +64,12 @@ def test_output_threads_are_realtime_and_their_commands_are_not(make_audio_serve
     outputs = [t for t in seen if t[0].startswith(OUTPUT_PREFIX[kind])]
     decoders = [t for t in seen if t[0].startswith(DECODER_PREFIX[kind])]
     assert outputs and decoders, seen
-    for name, policy, priority in outputs:
+    process_nice = int(Path(f"/proc/{server.process.pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+    for name, policy, priority, _ in outputs:
         if PRIVILEGED:
             assert (policy, priority) == (os.SCHED_FIFO | SCHED_RESET_ON_FORK, 40), name
         else:
             assert policy == os.SCHED_OTHER, name
-    for name, policy, _ in decoders:
+    for name, policy, _, nice in decoders:
         assert policy == os.SCHED_OTHER, name
+        assert nice == (min(19, process_nice + 5) if kind == "tonearm" else process_nice), name

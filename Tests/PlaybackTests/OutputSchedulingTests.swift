@@ -11,6 +11,8 @@ struct ThreadFacts: Equatable, Sendable {
     /// when the thread's children start with normal scheduling.
     var policy: Int32
     var priority: Int32
+    /// The thread's niceness.
+    var nice: Int32
     /// `/proc/thread-self/comm`.
     var name: String
 
@@ -21,6 +23,7 @@ struct ThreadFacts: Equatable, Sendable {
         sched_getparam(0, &parameters)
         let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
         return ThreadFacts(policy: sched_getscheduler(0), priority: parameters.sched_priority,
+                           nice: getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0),
                            name: name.trimmingCharacters(in: .newlines))
     }
 
@@ -29,7 +32,7 @@ struct ThreadFacts: Equatable, Sendable {
     static var realtimeAllowed: Bool {
         var limit = rlimit()
         getrlimit(__rlimit_resource_t(__RLIMIT_RTPRIO.rawValue), &limit)
-        return geteuid() == 0 || limit.rlim_cur >= rlim_t(RealtimeScheduling.outputPriority)
+        return geteuid() == 0 || limit.rlim_cur >= rlim_t(AudioThreadScheduling.outputPriority)
     }
 }
 
@@ -53,10 +56,11 @@ final class SchedulingProbeSink: PCMSink, @unchecked Sendable {
     func close() {}
 }
 
-/// The output threads run with real-time scheduling as MPD's do (``RealtimeScheduling``); the
-/// decoder does not.
+/// The output threads run with real-time scheduling as MPD's do, the decoder five steps nicer
+/// than the thread that made the pipeline (``AudioThreadScheduling``).
 @Suite struct OutputSchedulingTests {
     @Test func outputThreadsPlayUnderSCHEDFIFOAndTheDecoderDoesNot() async {
+        let creator = ThreadFacts.current()
         let sink = SchedulingProbeSink()
         // The decoder thread opens the song.
         let decoderFacts = Mutex<ThreadFacts?>(nil)
@@ -91,6 +95,7 @@ final class SchedulingProbeSink: PCMSink, @unchecked Sendable {
         let decoder = decoderFacts.withLock { $0 }
         #expect(decoder?.name == "tonearm.decoder")
         #expect(decoder?.policy == SCHED_OTHER)
+        #expect(decoder?.nice == min(19, creator.nice + 5))
     }
 
     @Test func aRefusedRequestLeavesTheThreadAsItWas() {
@@ -98,7 +103,7 @@ final class SchedulingProbeSink: PCMSink, @unchecked Sendable {
         let facts = Mutex<(Int32, ThreadFacts)?>(nil)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
-            let refusal = RealtimeScheduling.makeCurrentThreadRealtime(priority: 1000)
+            let refusal = AudioThreadScheduling.makeCurrentThreadRealtime(priority: 1000)
             facts.withLock { $0 = (refusal, ThreadFacts.current()) }
             done.signal()
         }

@@ -16,8 +16,8 @@ extension DecodingPipeline {
 
     func outputLoop(_ index: Int, reader: Int?) {
         // As MPD's output threads: ahead of the decoder and the rest of the machine whenever a
-        // chunk or the device is ready (see ``RealtimeScheduling``).
-        RealtimeScheduling.makeCurrentThreadRealtime()
+        // chunk or the device is ready (see ``AudioThreadScheduling``).
+        AudioThreadScheduling.makeCurrentThreadRealtime()
         let output = outputs[index]
         // Room for a chunk widened from 16-bit samples to 32-bit ones.
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.chunkSize * 2, alignment: 16)
