@@ -164,8 +164,15 @@ final class GatedCapturingSink: PCMSink, @unchecked Sendable {
         _ = pipeline.play(track(1), from: 14, paused: false)
         pipeline.enqueue(track(2))
         var played = 0
-        // Let the output play until the decoder starts the fade.
+        // Let the output play until the decoder starts the fade, a chunk at a time and only
+        // once the decoder has filled the buffer (it then waits for a batch of free chunks), so
+        // that the output stays a buffer behind however slowly the decoder is scheduled.
         while pipeline.lock.withLock({ pipeline.fadeStart == nil }) && played < 40 {
+            for _ in 0..<400 where pipeline.lock.withLock({
+                pipeline.fadeStart == nil && pipeline.buffer.hasRoom && !pipeline.decoderHeld
+            }) {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
             sink.permits.signal()
             played += 1
             for _ in 0..<200 where sink.samples.withLock({ $0.count }) < played * Self.chunkFrames {

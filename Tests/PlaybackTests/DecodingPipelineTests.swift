@@ -169,6 +169,23 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         #expect(sink.opened.withLock { $0.count } == 1)
     }
 
+    @Test func aSongThatFollowsItselfIsReportedAsStartedAgain() async {
+        // `repeat` with `random`: a new round may begin with the song that ended the last one.
+        // The token stays the same, yet the player must hear that it started again (else it
+        // never queues the song after it and playback hangs at the end).
+        let sink = CapturingSink()
+        let (pipeline, recorder) = makePipeline(frames: [1: 3000], sink: sink)
+        defer { pipeline.shutDown() }
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        pipeline.enqueue(track(1))
+        let started = await recorder.wait { !$0.isEmpty }
+        #expect(started.first == .started(track(1)))
+        pipeline.enqueue(nil)
+        let events = await recorder.wait { $0.contains(.finished) }
+        #expect(events == [.started(track(1)), .finished])
+        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 3000) + counting(1, 3000)) == nil)
+    }
+
     @Test func changingTheNextSongAfterTheDecoderWentOnTakesItBack() async {
         let sink = CapturingSink()
         // Song 1 is long enough that its end is still buffered when the next song changes.

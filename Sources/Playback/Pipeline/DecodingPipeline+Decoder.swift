@@ -26,6 +26,8 @@ extension DecodingPipeline {
     }
 
     func decoderLoop() {
+        // Behind the outputs and the commands they start (see ``AudioThreadScheduling``).
+        AudioThreadScheduling.makeCurrentThreadNicer()
         var source: (any PCMSource)?
         var track: PipelineTrack?
         var sessionFormat: PCMFormat?

@@ -15,6 +15,9 @@ extension DecodingPipeline {
     }
 
     func outputLoop(_ index: Int, reader: Int?) {
+        // As MPD's output threads: ahead of the decoder and the rest of the machine whenever a
+        // chunk or the device is ready (see ``AudioThreadScheduling``).
+        AudioThreadScheduling.makeCurrentThreadRealtime()
         let output = outputs[index]
         // Room for a chunk widened from 16-bit samples to 32-bit ones.
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.chunkSize * 2, alignment: 16)
@@ -96,8 +99,14 @@ extension DecodingPipeline {
             }
             // After a flush the output has heard nothing yet; the song it was asked to play is
             // `playingToken`. The first chunk may already be the next song's, when that song
-            // gave no audio at all (a seek past its end): the next song is heard then.
-            if let previous = thread.currentToken ?? playingToken, previous != info.token, isReference {
+            // gave no audio at all (a seek past its end): the next song is heard then. The same
+            // song may also follow itself (`repeat` with `random`, when the new round starts
+            // with the song that ended the last one): the token does not change then, so the
+            // first chunk after the gapless border counts too (a crossfade's border is its
+            // first mixed chunk, still the outgoing song's, so not there).
+            let atBorder = border.map { $0.token == info.token && $0.index == buffer.position(reader: reader) } ?? false
+            if let previous = thread.currentToken ?? playingToken, previous != info.token || (atBorder && fadeStart == nil),
+               isReference {
                 // The reference output reaches the next song: that is when it is heard.
                 playingToken = info.token
                 playedTime = info.time

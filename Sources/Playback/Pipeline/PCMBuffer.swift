@@ -71,6 +71,9 @@ final class PCMBuffer {
     /// Unregisters a consumer; the producer no longer waits for it.
     func removeReader(_ id: Int) { active[id] = false }
 
+    /// The index of the chunk the consumer reads next (counted as ``written`` counts).
+    func position(reader id: Int) -> Int { readers[id] }
+
     /// Whether the consumer has a chunk to read.
     func hasChunk(reader id: Int) -> Bool { readers[id] < written }
 
