@@ -323,6 +323,7 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         let message = "Failed to open \"broken\" (alsa); Failed to open ALSA device \"hw:99\": Invalid argument"
         #expect(await recorder.wait { !$0.isEmpty } == [.outputsFailed(message)])
         #expect(pipeline.status.state == .pause)
+        #expect(pipeline.status.outputsFailure == message)
         #expect(pipeline.status.track?.token == 1)
         #expect(pipeline.outputStatuses.first?.error == message)
         _ = pipeline.play(track(1), from: 0.5, paused: false)

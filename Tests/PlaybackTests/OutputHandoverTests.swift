@@ -81,11 +81,15 @@ import Testing
         let (other, events) = pipeline(sink, attached: false, first: 7000)
         defer { other.shutDown() }
         _ = other.play(track(1), from: 0, paused: false)
+        // The pause and its reason are there when `play` returns, before the event arrives.
+        #expect(other.status.state == .pause)
+        #expect(other.status.outputsFailure == "All audio outputs are disabled")
         other.enqueue(nil)
         #expect(await events.wait { !$0.isEmpty } == [.outputsFailed("All audio outputs are disabled")])
         #expect(other.status.state == .pause)
         other.attachOutput(0, enabled: true)
         other.setPaused(false)
+        #expect(other.status.outputsFailure == nil)
         _ = await events.wait { $0.contains(.finished) }
         #expect(sameSamples(sink.samples.withLock { $0 }, (7000..<10_000).map { Int16($0) }) == nil)
     }

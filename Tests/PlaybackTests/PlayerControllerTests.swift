@@ -14,6 +14,7 @@ final class ScriptedPipeline: AudioPipeline {
         var track: PipelineTrack?
         var next: PipelineTrack?
         var paused = false
+        var outputsFailure: String?
         var borderPause = false
         var volume = 100
         var replayGainModes: [ReplayGainMode] = []
@@ -51,7 +52,7 @@ final class ScriptedPipeline: AudioPipeline {
     var status: PipelineStatus {
         state.withLock { s in
             guard let track = s.track else { return PipelineStatus(state: .stop) }
-            return PipelineStatus(state: s.paused ? .pause : .play, elapsed: 1.5, track: track)
+            return PipelineStatus(state: s.paused ? .pause : .play, elapsed: 1.5, track: track, outputsFailure: s.outputsFailure)
         }
     }
     var playedSeconds: Double { state.withLock { $0.played } }
@@ -302,6 +303,27 @@ func makePlayer(songs: Int, mixer: Bool = false) -> (PlayerController, ScriptedP
         #expect(plays.map(\.token) == [1, 1])
         #expect(plays.last?.offset == 1.5)
         #expect(player.status.state == .play)
+    }
+
+    /// The pipeline pauses for its outputs at once and tells the player through an event: in
+    /// between, `status` shows the pause with its error, as MPD sets both together. Once the
+    /// player has the error, `clearerror` clears it although the pipeline stays paused.
+    @Test func theOutputsErrorShowsWithThePauseBeforeTheEventArrives() throws {
+        let (player, pipeline, _) = makePlayer(songs: 2)
+        try player.play(position: 0)
+        let message = "All audio outputs are disabled"
+        let (handler, generation) = pipeline.state.withLock { s in
+            s.paused = true
+            s.outputsFailure = message
+            return (s.handler, s.generation)
+        }
+        #expect(player.status.state == .pause)
+        #expect(player.status.error == message)
+        handler?(generation, .outputsFailed(message))
+        #expect(player.status.error == message)
+        player.clearError()
+        #expect(player.status.error == nil)
+        #expect(player.status.state == .pause)
     }
 }
 

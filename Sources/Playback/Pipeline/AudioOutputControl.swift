@@ -88,8 +88,7 @@ extension DecodingPipeline: AudioOutputControl {
             // The last output went away under a playing song: nothing plays it any more, so
             // MPD's player pauses with this error (resuming opens the outputs again) rather
             // than "playing" with a clock that stands still.
-            paused = true
-            post(.outputsFailed("Failed to open audio output"), generation: generation)
+            pauseForOutputs("Failed to open audio output", generation: generation)
         }
         lock.broadcast()
         return true

@@ -60,13 +60,20 @@ public struct PipelineStatus: Sendable, Equatable {
     public var bitrate: Int
     /// The current track, when there is one.
     public var track: PipelineTrack?
+    /// Why the pipeline holds the track paused when no output could play it: the message of
+    /// the ``PipelineEvent/outputsFailed(_:)`` that follows. Set in the same instant as the
+    /// pause, so `status` never shows the pause without its error.
+    public var outputsFailure: String?
 
     /// Creates a status.
-    public init(state: PlayState, elapsed: Double = 0, bitrate: Int = 0, track: PipelineTrack? = nil) {
+    public init(
+        state: PlayState, elapsed: Double = 0, bitrate: Int = 0, track: PipelineTrack? = nil, outputsFailure: String? = nil
+    ) {
         self.state = state
         self.elapsed = elapsed
         self.bitrate = bitrate
         self.track = track
+        self.outputsFailure = outputsFailure
     }
 }
 

@@ -72,7 +72,14 @@ extension DecodingPipeline {
     /// output to open. Called with the lock held.
     func pauseWithoutOutputs() {
         guard !outputs.indices.contains(where: { enabled[$0] && attached[$0] }) else { return }
+        pauseForOutputs("All audio outputs are disabled", generation: generation)
+    }
+
+    /// Pauses on the song because no output can play it, as MPD's player does, and tells the
+    /// player why. Called with the lock held.
+    func pauseForOutputs(_ message: String, generation: UInt64) {
         paused = true
-        post(.outputsFailed("All audio outputs are disabled"), generation: generation)
+        outputsFailure = message
+        post(.outputsFailed(message), generation: generation)
     }
 }

@@ -240,8 +240,7 @@ extension DecodingPipeline {
         chooseReference()
         post(.log(message), generation: chunkGeneration)
         if reference == nil && chunkGeneration == generation {
-            paused = true
-            post(.outputsFailed(message), generation: chunkGeneration)
+            pauseForOutputs(message, generation: chunkGeneration)
         }
         lock.broadcast()
     }

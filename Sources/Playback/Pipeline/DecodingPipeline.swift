@@ -65,6 +65,8 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     let refillChunks: Int
     var format: PCMFormat?
     var paused = false
+    /// Set with `paused` when no output could play (``pauseForOutputs(_:generation:)``).
+    var outputsFailure: String?
     var borderPause = false
     var volume = 100
     /// The replay gain options and the mode in effect; the decoder thread reads them for
@@ -203,6 +205,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         fadeAwaitsNext = false
         format = nil
         self.paused = paused
+        outputsFailure = nil
         playingToken = track.token
         playedTime = offset
         bitrate = 0
@@ -239,6 +242,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     public func setPaused(_ paused: Bool) {
         lock.lock()
         self.paused = paused
+        if !paused { outputsFailure = nil }
         lock.broadcast()
         if paused {
             let deadline = Date(timeIntervalSinceNow: 0.5)
@@ -266,6 +270,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         resumeOutgoing = nil
         fadeAwaitsNext = false
         paused = false
+        outputsFailure = nil
         playingToken = nil
         bitrate = 0
         replayGainReset = true
@@ -277,7 +282,8 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let token = playingToken, let track = tracks[token] else { return PipelineStatus(state: .stop) }
-        return PipelineStatus(state: paused ? .pause : .play, elapsed: playedTime, bitrate: bitrate, track: track)
+        return PipelineStatus(
+            state: paused ? .pause : .play, elapsed: playedTime, bitrate: bitrate, track: track, outputsFailure: outputsFailure)
     }
 
     public var playedSeconds: Double {

@@ -100,7 +100,9 @@ public final class PlayerController: Sendable {
                 single: core.queue.single, consume: core.queue.consume, queueVersion: core.queue.version,
                 queueLength: core.queue.count, mixRampDB: core.mixRampDB, state: state,
                 lastLoadedPlaylist: core.lastLoadedPlaylist, crossfade: core.crossfade, mixRampDelay: core.mixRampDelay,
-                error: core.error)
+                // The pipeline pauses for failed outputs at once and the player hears of it
+                // through an event: until then, its message is the error (MPD sets both together).
+                error: core.error ?? (core.outputsFailed || state == .stop ? nil : pipelineStatus.outputsFailure))
             if let index = core.current {
                 let entry = core.queue.entry(atOrder: index)
                 status.current = (core.queue.position(atOrder: index), entry.id)
