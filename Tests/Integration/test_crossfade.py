@@ -229,3 +229,24 @@ def test_deleting_the_next_song_during_the_fade_leaves_the_outgoing_song(fading_
     assert abs(len(left) / RATE - 6) < 0.001, len(left) / RATE
     outgoing, incoming = weights(left, len(left) - RATE // 4 - WINDOW)
     assert abs(outgoing - 1) < 0.01 and incoming < 0.01
+
+
+def test_a_song_that_follows_itself_fades_into_itself_and_plays_on(make_audio_server, crossfade_library):
+    """`repeat` with one song and `crossfade 3`: the song fades into its own start and plays on
+    (the pipeline must tell the player that the same song started again, or the player waits
+    for a song that never ends)."""
+    server = make_audio_server(audio.null_output(), music_dir=crossfade_library)
+    seen = []
+
+    def restarted(s):
+        seen.append((s["state"], s.get("songid"), float(s.get("elapsed", 0))))
+        return s["state"] != "play" or (any(e > 18 for _, _, e in seen) and seen[-1][2] < 10)
+    with server.connect() as c:
+        for command in ("crossfade 3", "repeat 1", 'add "out.flac"', "seek 0 15"):
+            assert c.command(command) == ["OK"], command
+        now = wait_status(c, restarted, timeout=60, what="the song to start again")
+        assert now["state"] == "play", seen
+        restart = float(now.get("elapsed", 0))
+        wait_status(c, lambda s: s["state"] != "play" or float(s.get("elapsed", 0)) >= restart + 2,
+                    timeout=60, what="the song to play on")
+        assert status(c)["state"] == "play"
