@@ -137,7 +137,6 @@ private struct AutoUpdateService: Service, CustomStringConvertible {
     var description: String { "AutoUpdate" }
 
     func run() async throws {
-        ProcessMemory.limitArenas(to: 2)
         let watcher: AutoUpdate?
         do {
             watcher = try library.startAutoUpdate(maxDepth: maxDepth)

@@ -28,8 +28,9 @@ struct Scanner: Sendable {
             // SQLite's default 2 MiB of cache it kept evicting and rereading their pages (100,000
             // songs: 25 s, 21 s with 64 MiB). The cache shrinks back when the job ends, and the
             // update queue frees it once idle.
+            let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
             try db.execute(sql: "PRAGMA cache_size = -65536")
-            defer { try? db.execute(sql: "PRAGMA cache_size = -2000") }
+            defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
             var changes = ChangeCounter()
             switch walker.kind(of: uri) {
             case .missing:
