@@ -27,12 +27,22 @@ struct ThreadFacts: Equatable, Sendable {
                            name: name.trimmingCharacters(in: .newlines))
     }
 
-    /// Whether this process may ask for `SCHED_FIFO` at MPD's priority: root, or an
-    /// `RLIMIT_RTPRIO` that reaches it.
+    /// Whether this process may ask for `SCHED_FIFO` at MPD's priority (root with
+    /// `CAP_SYS_NICE`, or an `RLIMIT_RTPRIO` that reaches it): asked of the kernel on a thread
+    /// of its own, which ends right after.
     static var realtimeAllowed: Bool {
-        var limit = rlimit()
-        getrlimit(__rlimit_resource_t(__RLIMIT_RTPRIO.rawValue), &limit)
-        return geteuid() == 0 || limit.rlim_cur >= rlim_t(AudioThreadScheduling.outputPriority)
+        final class Answer: @unchecked Sendable { var allowed = false }
+        let answer = Answer()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            var parameters = sched_param()
+            parameters.sched_priority = AudioThreadScheduling.outputPriority
+            answer.allowed = sched_setscheduler(0, SCHED_FIFO, &parameters) == 0
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return answer.allowed
     }
 }
 
