@@ -98,6 +98,6 @@ public final class MediaLibrary: Sendable {
 
     /// The figures `stats` prints.
     public func statistics() async throws -> LibraryStatistics {
-        try await store.pool.read { db in try LibraryStatistics.load(db) }
+        try store.read { db in try LibraryStatistics.load(db) }
     }
 }

@@ -107,7 +107,8 @@ public final class TonearmServer: Service {
                             try await listener.channel.executeThenClose { inbound in
                                 try await withThrowingDiscardingTaskGroup { connections in
                                     for try await connection in inbound {
-                                        connections.addTask { await session.run(connection) }
+                                        let executor = EventLoopTaskExecutor(connection.channel.channel.eventLoop)
+                                        connections.addTask(executorPreference: executor) { await session.run(connection) }
                                     }
                                 }
                             }

@@ -30,7 +30,7 @@ extension MediaLibrary {
     public func songs(atURIs uris: some Collection<String>) async throws -> [String: Song] {
         var found: [String: Song] = [:]
         try await forEachBatch(of: uris) { batch, placeholders in
-            let songs = try await store.pool.read { db in
+            let songs = try store.read { db in
                 try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri IN (\(placeholders))", batch.map { $0 as (any DatabaseValueConvertible)? }))
             }
             for song in songs { found[song.uri] = song }
@@ -46,7 +46,7 @@ extension MediaLibrary {
         let condition = FilterSQL.condition(filter)
         var matching: Set<String> = []
         try await forEachBatch(of: uris) { batch, placeholders in
-            let found = try await store.pool.read { db in
+            let found = try store.read { db in
                 try Self.validateBase(db, filter)
                 return try String.fetchAll(
                     db, sql: "SELECT s.uri FROM song s WHERE s.uri IN (\(placeholders)) AND (\(condition.sql))",

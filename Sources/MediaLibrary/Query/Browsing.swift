@@ -12,7 +12,7 @@ public enum LibraryItem: Sendable {
 extension MediaLibrary {
     /// What `uri` names: a directory or a song, or `nil` when it is neither.
     public func item(at uri: String) async throws -> LibraryItem? {
-        try await store.pool.read { db in
+        try store.read { db in
             if let directory = try LibraryStore.directory(db, path: uri) { return .directory(directory.directory) }
             return try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri = ?", [uri])).first.map(LibraryItem.song)
         }
@@ -20,7 +20,7 @@ extension MediaLibrary {
 
     /// The song at `uri`, or `nil`.
     public func song(at uri: String) async throws -> Song? {
-        try await store.pool.read { db in
+        try store.read { db in
             try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri = ?", [uri])).first
         }
     }
@@ -40,7 +40,7 @@ extension MediaLibrary {
         after cursor: Int64,
         limit: Int
     ) async throws -> (entries: [LibraryEntry], next: Int64?)? {
-        try await store.pool.read { db in
+        try store.read { db in
             guard let directory = try LibraryStore.directory(db, path: path) else { return nil }
             let start = max(cursor, directory.ord)
             // A directory's own entries are those with it as parent; its subtree is an ord range.

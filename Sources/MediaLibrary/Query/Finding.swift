@@ -12,7 +12,7 @@ extension MediaLibrary {
     public func songIDs(_ selection: DatabaseSelection) async throws -> [Int64] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition) ?? .alwaysTrue
-        return try await store.pool.read { db in
+        return try store.read { db in
             if let filter = selection.filter { try Self.validateBase(db, filter) }
             var ids: [Int64]
             if let sort = selection.sort {
@@ -31,7 +31,7 @@ extension MediaLibrary {
 
     /// The songs with these ids, in the order given.
     public func songs(ids: [Int64]) async throws -> [Song] {
-        try await store.pool.read { db in try LibraryStore.fetchSongs(db, ids: ids) }
+        try store.read { db in try LibraryStore.fetchSongs(db, ids: ids) }
     }
 
     /// MPD's `sort`: a stable sort of the matching songs in database order by the key.

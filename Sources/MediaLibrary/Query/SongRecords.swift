@@ -36,7 +36,7 @@ extension MediaLibrary {
         ids: [Int64],
         _ body: @escaping @Sendable (SongRecord, inout ResponseBuffer) -> Void
     ) async throws -> ResponseBuffer {
-        try await store.pool.read { db in
+        try store.read { db in
             var buffer = ResponseBuffer()
             try LibraryStore.forEachSong(db, ids: ids) { row in body(LibraryStore.record(row), &buffer) }
             return buffer

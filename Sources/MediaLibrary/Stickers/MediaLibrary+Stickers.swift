@@ -6,14 +6,14 @@ public import MPDProtocol
 extension MediaLibrary {
     /// The URIs among `uris` that name songs in the database.
     public func existingSongs(_ uris: [String]) async throws -> Set<String> {
-        try await store.pool.read { db in try Self.existingSongs(uris, db) }
+        try store.read { db in try Self.existingSongs(uris, db) }
     }
 
     /// Whether some song matches `filter` (MPD's `FilterMatches`, for `filter` and tag
     /// stickers). A filter whose regular expression does not compile matches nothing.
     public func hasMatch(_ filter: FilterExpression) async throws -> Bool {
         guard (try? Self.validateRegexes(filter)) != nil else { return false }
-        return try await store.pool.read { db in try Self.hasMatch(filter, db) }
+        return try store.read { db in try Self.hasMatch(filter, db) }
     }
 
     /// The songs that a tag sticker's value stands for: MPD's old-style `TAG VALUE` pair of

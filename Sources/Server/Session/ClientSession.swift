@@ -6,9 +6,9 @@ import NIOCore
 /// Serves one client connection from greeting to close.
 ///
 /// One task owns the connection and handles its input strictly in order: command lines,
-/// command lists and idle wake-ups (see ``SessionInputHandler``). Responses are written as
-/// they are produced; the channel's writability makes a slow reader hold up only its own
-/// session.
+/// command lists and idle wake-ups (see ``SessionInputHandler``). The task runs on the
+/// connection's event loop (``EventLoopTaskExecutor``). Responses are written as they are
+/// produced; the channel's writability makes a slow reader hold up only its own session.
 struct ClientSession {
     /// MPD's greeting. The version is the protocol version, the same for every 0.24 release.
     static let greeting = "OK MPD 0.24.0\n"
