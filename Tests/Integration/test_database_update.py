@@ -10,7 +10,7 @@ from pathlib import Path
 import mpd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from support.library import uris, wait_for_scan  # noqa: E402
+from support.library import uris, wait_for_scan, write_flac_comments  # noqa: E402
 
 JOB = re.compile(r"^updating_db: \d+$")
 
@@ -96,3 +96,49 @@ def test_python_client_update(private_db_server):
         assert client.stats()["songs"] == "20"
     finally:
         client.disconnect()
+
+
+def test_list_and_count_group_follow_updates(private_db_server):
+    """Whole-library `list … group` and `count group` (which Tonearm answers from groupings it
+    keeps in memory) show a new song, a retagged one and a deleted one after each update, and
+    the same answer again when nothing changed."""
+    music = private_db_server.library.root
+    queries = ["list album group albumartist", "count group artist", "list genre", "list date group genre group artist"]
+
+    def answers(c):
+        return {query: c.command(query) for query in queries}
+
+    def update(c, command="update"):
+        assert JOB.match(c.command(command)[0])
+        wait_for_scan(c)
+
+    with private_db_server.connect() as c:
+        before = answers(c)
+        assert answers(c) == before
+        added = music / "Various/new.flac"
+        shutil.copy2(music / "intro.flac", added)
+        write_flac_comments(added, [("ARTIST", "Zed"), ("ALBUMARTIST", "Zed"), ("ALBUM", "Zed Album"),
+                                    ("GENRE", "Zydeco"), ("DATE", "1999"), ("TITLE", "New")])
+        update(c)
+        after = answers(c)
+        assert "Album: Zed Album" in after["list album group albumartist"]
+        assert "Album: Zed Album" not in before["list album group albumartist"]
+        zed = after["count group artist"].index("Artist: Zed")
+        assert after["count group artist"][zed + 1] == "songs: 1"
+        assert "Genre: Zydeco" in after["list genre"]
+        nested = after["list date group genre group artist"]
+        zed = nested.index("Artist: Zed")
+        assert nested[zed:zed + 3] == ["Artist: Zed", "Genre: Zydeco", "Date: 1999"]
+        # A retag of the same file: its old values are gone.
+        time.sleep(1.1)  # a new mtime second, so that the update rereads the file
+        write_flac_comments(added, [("ARTIST", "Zed"), ("ALBUMARTIST", "Zed"), ("ALBUM", "Zed Two"), ("TITLE", "New")])
+        update(c)
+        retagged = answers(c)
+        assert "Album: Zed Two" in retagged["list album group albumartist"]
+        assert "Album: Zed Album" not in retagged["list album group albumartist"]
+        assert "Genre: Zydeco" not in retagged["list genre"]
+        update(c, "rescan")
+        assert answers(c) == retagged
+        added.unlink()
+        update(c)
+        assert answers(c) == before

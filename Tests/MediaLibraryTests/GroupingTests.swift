@@ -9,21 +9,21 @@ struct GroupingTests {
     @Test func listWithAGroupUsesFallbacksAndEmptyValuesInByteOrder() throws {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
-        let rows = try library.read { try MediaLibrary.combinations($0, nil, levels: [.albumArtist, .album]) }
+        let rows = try everySong(library, [.albumArtist, .album])
         #expect(rows == [["", ""], ["A", "Al2"], ["B", "Al1"], ["B", "Al2"], ["X", "Al1"], ["a", "Äl"]])
     }
 
     @Test func listOneTag() throws {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
-        let rows = try library.read { try MediaLibrary.combinations($0, nil, levels: [.artist]) }
+        let rows = try everySong(library, [.artist])
         #expect(rows == [[""], ["A"], ["B"], ["a"]])
     }
 
     @Test func listThreeLevelsCombinesEveryValue() throws {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
-        let rows = try library.read { try MediaLibrary.combinations($0, nil, levels: [.album, .artist, .title]) }
+        let rows = try everySong(library, [.album, .artist, .title])
         #expect(rows == [
             ["", "", ""], ["Al1", "A", "five"], ["Al1", "A", "five b"], ["Al1", "A", "one"], ["Al1", "B", "two"],
             ["Al2", "A", ""], ["Al2", "B", ""], ["Äl", "a", ""],
@@ -34,7 +34,7 @@ struct GroupingTests {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
         let filter = try FilterExpression.parse(expression: "(artist == 'B')", foldCase: false)
-        let rows = try library.read { try MediaLibrary.combinations($0, FilterSQL.condition(filter), levels: [.album]) }
+        let rows = try library.read { try MediaLibrary.combinations($0, FilterSQL.condition(filter), levels: [.album], cache: library.store.tagColumns) }
         #expect(rows == [["Al1"], ["Al2"]])
     }
 
@@ -48,7 +48,7 @@ struct GroupingTests {
     @Test func countGroupCountsEachSongOncePerDistinctValue() throws {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
-        let groups = try library.read { try MediaLibrary.countGroups($0, nil, group: .artist) }
+        let groups = try everySong(library, group: .artist)
         #expect(groups == [
             CountGroup(value: "", songs: 1, playtime: 0),
             CountGroup(value: "A", songs: 4, playtime: 95),
@@ -61,7 +61,7 @@ struct GroupingTests {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
         let filter = try FilterExpression.parse(expression: "(album != 'Äl')", foldCase: false)
-        let groups = try library.read { try MediaLibrary.countGroups($0, FilterSQL.condition(filter), group: .albumArtist) }
+        let groups = try library.read { try MediaLibrary.countGroups($0, FilterSQL.condition(filter), group: .albumArtist, cache: library.store.tagColumns) }
         #expect(groups == [
             CountGroup(value: "", songs: 1, playtime: 0),
             CountGroup(value: "A", songs: 1, playtime: 30),
@@ -69,6 +69,66 @@ struct GroupingTests {
             CountGroup(value: "X", songs: 3, playtime: 65),
         ])
     }
+}
+
+@Suite("Cached groupings (TagColumnCache)")
+struct TagColumnCacheTests {
+    @Test func aNewGenerationIsReadAfresh() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        let cache = library.store.tagColumns
+        #expect(try everySong(library, [.artist]) == [[""], ["A"], ["B"], ["a"]])
+        try library.store.pool.write { db in
+            try SongWriter.write(DiskTree.File(uri: "7.mp3", mtime: 1, size: 1),
+                                 FileMetadata(tags: tags((.artist, "C")), duration: 7), directory: 1, existing: nil, now: 1, db)
+            try LibraryStore.raiseGeneration(db)
+        }
+        #expect(try library.read { try MediaLibrary.combinations($0, nil, levels: [.artist], cache: cache) } == [[""], ["A"], ["B"], ["C"], ["a"]])
+        let groups = try library.read { try MediaLibrary.countGroups($0, nil, group: .artist, cache: cache) }
+        #expect(groups.last(where: { $0.value == "C" }) == CountGroup(value: "C", songs: 1, playtime: 7))
+    }
+
+    @Test func columnsAreSharedBetweenQueriesAndSurviveEviction() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        let cache = library.store.tagColumns
+        // More levels than the cache keeps, in changing combinations, then the first ones again.
+        let tagSets: [[TagType]] = [[.albumArtist, .album], [.album], [.title], [.genre], [.date], [.composer],
+                                    [.performer, .artist], [.albumArtist, .album], [.artist, .title, .album]]
+        for levels in tagSets {
+            let scanned = try library.read { try MediaLibrary.combinations($0, .alwaysTrue, levels: levels, cache: cache) }
+            #expect(try library.read { try MediaLibrary.combinations($0, nil, levels: levels, cache: cache) } == scanned)
+        }
+        let scanned = try library.read { try MediaLibrary.countGroups($0, .alwaysTrue, group: .albumArtist, cache: cache) }
+        #expect(try library.read { try MediaLibrary.countGroups($0, nil, group: .albumArtist, cache: cache) } == scanned)
+        cache.removeAll()
+        #expect(try everySong(library, [.albumArtist, .album]) == [["", ""], ["A", "Al2"], ["B", "Al1"], ["B", "Al2"], ["X", "Al1"], ["a", "Äl"]])
+    }
+}
+
+/// `list`'s combinations over every song, checked by ``threeWays(_:_:)``.
+private func everySong(_ library: TestLibrary, _ levels: [TagType]) throws -> [[String]] {
+    try threeWays(library) { try MediaLibrary.combinations($0, $1, levels: levels, cache: $2) }
+}
+
+/// `count … group` over every song, checked by ``threeWays(_:_:)``.
+private func everySong(_ library: TestLibrary, group: TagType) throws -> [CountGroup] {
+    try threeWays(library) { try MediaLibrary.countGroups($0, $1, group: group, cache: $2) }
+}
+
+/// A grouping over every song three ways, which must agree: from the library's cached columns
+/// (built on first use or reused), again (reused), and by scanning the songs.
+private func threeWays<T: Equatable>(
+    _ library: TestLibrary,
+    _ query: (Database, SQLFragment?, TagColumnCache) throws -> T
+) throws -> T {
+    let cache = library.store.tagColumns
+    let first = try library.read { try query($0, nil, cache) }
+    let again = try library.read { try query($0, nil, cache) }
+    let scanned = try library.read { try query($0, .alwaysTrue, cache) }
+    #expect(first == again)
+    #expect(first == scanned)
+    return first
 }
 
 @Suite("Interner")

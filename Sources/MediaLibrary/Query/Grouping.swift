@@ -25,7 +25,7 @@ extension MediaLibrary {
                 return try String.fetchAll(db, sql: "SELECT s.uri FROM song s WHERE \(condition.sql) ORDER BY s.ord",
                                            arguments: StatementArguments(condition.arguments)).map { [$0] }
             }
-            return try Self.combinations(db, condition, levels: selection.groups.reversed() + [subject])
+            return try Self.combinations(db, condition, levels: selection.groups.reversed() + [subject], cache: store.tagColumns)
         }
         guard case .tag = selection.subject, let window = selection.window else { return rows }
         return Self.windowed(rows, window)
@@ -42,18 +42,28 @@ extension MediaLibrary {
     }
 
     /// The distinct combinations of the levels' values over the songs matching `condition`
-    /// (all songs when `nil`), sorted by bytes level by level.
-    static func combinations(_ db: Database, _ condition: SQLFragment?, levels: [TagType]) throws -> [[String]] {
-        var scan = GroupScan(levels: levels, consumer: Combinations(levels: levels.count))
-        try scan.run(db, condition) { scan, blob, count, duration in
-            scan.assumingMemoryBound(to: GroupScan<Combinations>.self).pointee
-                .visit(UnsafeRawBufferPointer(start: blob, count: count), duration)
+    /// (all songs, from the cached columns, when `nil`), sorted by bytes level by level.
+    static func combinations(_ db: Database, _ condition: SQLFragment?, levels: [TagType], cache: TagColumnCache) throws -> [[String]] {
+        var consumer = Combinations(levels: levels.count)
+        let values: [Interner]
+        let orders: [(ids: [Int32], ranks: [Int32])]
+        if condition == nil {
+            let (columns, durations) = try cache.columns(levels, db)
+            ColumnWalk.run(columns, durations: durations, into: &consumer)
+            values = columns.map(\.values)
+            orders = columns.map(\.order)
+        } else {
+            var scan = GroupScan(levels: levels, consumer: consumer)
+            try scan.run(db, condition) { scan, blob, count, duration in
+                scan.assumingMemoryBound(to: GroupScan<Combinations>.self).pointee
+                    .visit(UnsafeRawBufferPointer(start: blob, count: count), duration)
+            }
+            consumer = scan.consumer
+            values = scan.interners
+            orders = values.map { $0.byteOrder() }
         }
-        let values = scan.interners
-        let pairs = scan.consumer.pairs
-        let packs = scan.consumer.packs
-        let orders = values.map { $0.byteOrder() }
-        if packs {
+        let pairs = consumer.pairs
+        if consumer.packs {
             // Sort the pairs as one integer each: outer rank in the high half, inner in the low.
             let inner = levels.count - 1
             let ranked = pairs.map { pair -> UInt64 in
@@ -67,7 +77,7 @@ extension MediaLibrary {
                 return [values[0].string(orders[0].ids[Int(pair >> 32)]), innerValue]
             }
         }
-        let ranked = scan.consumer.combinations.map { ids in ids.enumerated().map { orders[$0.offset].ranks[Int($0.element)] } }
+        let ranked = consumer.combinations.map { ids in ids.enumerated().map { orders[$0.offset].ranks[Int($0.element)] } }
         return ranked.sorted { $0.lexicographicallyPrecedes($1) }.map { row in
             row.enumerated().map { level, rank in values[level].string(orders[level].ids[Int(rank)]) }
         }
@@ -86,23 +96,34 @@ extension MediaLibrary {
                                            arguments: StatementArguments(condition.arguments))
                 return [CountGroup(value: nil, songs: row?[0] ?? 0, playtime: row?[1] ?? 0)]
             }
-            return try Self.countGroups(db, condition, group: group)
+            return try Self.countGroups(db, condition, group: group, cache: store.tagColumns)
         }
     }
 
     /// The songs and playtime per value of `group` over the songs matching `condition` (all
-    /// songs when `nil`), sorted by bytes. A song counts once for each distinct value it has.
-    static func countGroups(_ db: Database, _ condition: SQLFragment?, group: TagType) throws -> [CountGroup] {
-        var scan = GroupScan(levels: [group], consumer: Totals())
-        try scan.run(db, condition) { scan, blob, count, duration in
-            scan.assumingMemoryBound(to: GroupScan<Totals>.self).pointee
-                .visit(UnsafeRawBufferPointer(start: blob, count: count), duration)
+    /// songs, from the cached column, when `nil`), sorted by bytes. A song counts once for each
+    /// distinct value it has.
+    static func countGroups(_ db: Database, _ condition: SQLFragment?, group: TagType, cache: TagColumnCache) throws -> [CountGroup] {
+        var totals = Totals()
+        let values: Interner
+        let order: [Int32]
+        if condition == nil {
+            let (columns, durations) = try cache.columns([group], db)
+            ColumnWalk.run(columns, durations: durations, into: &totals)
+            values = columns[0].values
+            order = columns[0].order.ids
+        } else {
+            var scan = GroupScan(levels: [group], consumer: totals)
+            try scan.run(db, condition) { scan, blob, count, duration in
+                scan.assumingMemoryBound(to: GroupScan<Totals>.self).pointee
+                    .visit(UnsafeRawBufferPointer(start: blob, count: count), duration)
+            }
+            totals = scan.consumer
+            values = scan.interners[0]
+            order = values.byteOrder().ids
         }
-        let values = scan.interners[0]
-        let songs = scan.consumer.songs
-        let playtime = scan.consumer.playtime
-        return values.byteOrder().ids.map {
-            CountGroup(value: values.string($0), songs: songs[Int($0)], playtime: playtime[Int($0)])
+        return order.map {
+            CountGroup(value: values.string($0), songs: totals.songs[Int($0)], playtime: totals.playtime[Int($0)])
         }
     }
 }

@@ -31,6 +31,7 @@ struct Scanner: Sendable {
             let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
             try db.execute(sql: "PRAGMA cache_size = -65536")
             defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
+            let writtenBefore = db.totalChangesCount
             var changes = ChangeCounter()
             switch walker.kind(of: uri) {
             case .missing:
@@ -57,6 +58,8 @@ struct Scanner: Sendable {
             } else if try LibraryStore.meta(db, "db_update") == nil {
                 try LibraryStatistics.refresh(db, updateTime: now)
             }
+            // Any row written, even one the change count leaves out (a song's new mtime).
+            if db.totalChangesCount != writtenBefore { try LibraryStore.raiseGeneration(db) }
             return changes.count > 0
         }
     }

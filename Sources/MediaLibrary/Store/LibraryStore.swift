@@ -7,6 +7,8 @@ import MPDProtocol
 final class LibraryStore: Sendable {
     /// The connection pool: up to four readers and the scanner's writer.
     let pool: DatabasePool
+    /// Whole-library groupings held in memory for `list` and `count … group`.
+    let tagColumns = TagColumnCache()
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     init(path: String) throws {
@@ -32,10 +34,11 @@ final class LibraryStore: Sendable {
         try Schema.migrator.migrate(pool)
     }
 
-    /// Empties the writer's page cache and closes the readers (reopened on the next read),
-    /// waiting for reads under way to finish.
+    /// Empties the writer's page cache, closes the readers (reopened on the next read),
+    /// waiting for reads under way to finish, and drops the cached groupings.
     func releaseMemory() {
         pool.releaseMemory()
+        tagColumns.removeAll()
     }
 
     /// Runs `body` in a read transaction on a reader connection, on the calling thread.
@@ -105,6 +108,13 @@ final class LibraryStore: Sendable {
     /// The value stored in `meta` under `key`.
     static func meta(_ db: Database, _ key: String) throws -> Int64? {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = ?"), arguments: [key])
+    }
+
+    /// Marks a new state of the library: a write that changed anything calls this in its
+    /// transaction, and whatever was derived from the previous state (``TagColumnCache``) is
+    /// no longer used.
+    static func raiseGeneration(_ db: Database) throws {
+        try setMeta(db, "generation", (meta(db, "generation") ?? 0) + 1)
     }
 
     /// Stores `value` in `meta` under `key`.
