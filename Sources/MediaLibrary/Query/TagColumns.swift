@@ -156,7 +156,7 @@ struct ColumnRecorder: GroupConsumer {
 }
 
 /// Feeds a ``GroupConsumer`` from ``TagColumn``s, as a ``GroupScan`` over every song would.
-struct ColumnWalk {
+enum ColumnWalk {
     /// Hands every song's ids of `columns` (all of one build state, as the cache returns them)
     /// and duration to `consumer`.
     static func run<Consumer: GroupConsumer>(_ columns: [TagColumn], durations: [Double], into consumer: inout Consumer) {
