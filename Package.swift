@@ -116,7 +116,9 @@ let package = Package(
         .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf"], swiftSettings: strictSettings),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["Server", "Playback", "Zeroconf", "MPDProtocol"],
+            dependencies: [
+                "Server", "Playback", "Zeroconf", "MPDProtocol", .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
     ]
