@@ -106,6 +106,31 @@ struct TagColumnCacheTests {
     }
 }
 
+extension TagColumnCacheTests {
+    @Test func theBudgetKeepsTheMostRecentlyUsedColumnsThatFit() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        func build(_ tag: TagType, _ cache: TagColumnCache) throws -> TagColumn {
+            try library.read { try cache.columns([tag], $0).columns[0] }
+        }
+        let roomy = TagColumnCache()
+        let sizes = try [TagType.artist, .album, .genre].map { try build($0, roomy).footprint }
+        #expect(Set(roomy.keptTags) == [.artist, .album, .genre])
+
+        let tight = TagColumnCache(budget: sizes[1] + sizes[2])
+        for tag in [TagType.artist, .album, .genre] { _ = try build(tag, tight) }
+        #expect(tight.keptTags == [.genre, .album])
+        // A column used again becomes the most recently used.
+        _ = try build(.album, tight)
+        #expect(tight.keptTags == [.album, .genre])
+
+        let none = TagColumnCache(budget: 0)
+        let rows = try library.read { try MediaLibrary.combinations($0, nil, levels: [.albumArtist, .album], cache: none) }
+        #expect(rows == [["", ""], ["A", "Al2"], ["B", "Al1"], ["B", "Al2"], ["X", "Al1"], ["a", "Äl"]])
+        #expect(none.keptTags.isEmpty)
+    }
+}
+
 /// `list`'s combinations over every song, checked by ``threeWays(_:_:)``.
 private func everySong(_ library: TestLibrary, _ levels: [TagType]) throws -> [[String]] {
     try threeWays(library) { try MediaLibrary.combinations($0, $1, levels: levels, cache: $2) }

@@ -241,6 +241,9 @@ struct Interner {
     /// How many distinct values.
     var count: Int { hashes.count }
 
+    /// About how many bytes the values and their lookup table hold.
+    var footprint: Int { storage.count + 8 * (starts.count + hashes.count) + 4 * table.count }
+
     /// The id of `bytes` (UTF-8), numbering it if new.
     mutating func id(of bytes: UnsafeRawBufferPointer) -> Int32 {
         if lastID >= 0, equals(lastID, bytes) { return lastID }

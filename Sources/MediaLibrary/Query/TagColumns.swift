@@ -43,6 +43,9 @@ final class TagColumn: @unchecked Sendable {
     /// How many songs.
     var songs: Int { offsets.count - 1 }
 
+    /// About how many bytes the column holds.
+    var footprint: Int { 4 * (offsets.count + ids.count + order.ids.count + order.ranks.count) + values.footprint }
+
     private static func copy(_ array: [Int32]) -> UnsafeMutableBufferPointer<Int32> {
         let buffer = UnsafeMutableBufferPointer<Int32>.allocate(capacity: array.count)
         _ = buffer.initialize(from: array)
@@ -55,11 +58,12 @@ final class TagColumn: @unchecked Sendable {
 /// Each is built on first use by one ``GroupScan`` over every song and kept until the database
 /// changes: the cache is keyed by the database's `generation` (in `meta`, raised by every scan
 /// that changes anything), read in the same transaction as the query, so a column is never
-/// used with data of another state. At most ``capacity`` columns are kept, the least recently
+/// used with data of another state. Columns are kept within a byte budget, the least recently
 /// used dropped first; ``LibraryStore/releaseMemory()`` drops them all.
 final class TagColumnCache: Sendable {
-    /// How many columns are kept (about 1 MiB each at 100,000 songs, plus their values).
-    static let capacity = 6
+    /// How many bytes of columns are kept. At 100,000 songs a column of a tag with few values
+    /// (album, artist, genre) takes about 1 MiB; one with a value per song (title) about 7 MiB.
+    let budget: Int
 
     private struct State {
         var generation: Int64 = -1
@@ -70,8 +74,13 @@ final class TagColumnCache: Sendable {
 
     private let state = Mutex(State())
 
-    /// Creates an empty cache.
-    init() {}
+    /// Creates an empty cache keeping up to `budget` bytes of columns.
+    init(budget: Int = 16 << 20) {
+        self.budget = budget
+    }
+
+    /// The tags of the columns kept, most recently used first.
+    var keptTags: [TagType] { state.withLock { $0.columns.map(\.tag) } }
 
     /// The columns of `levels`, in that order, and every song's duration (0 when unknown), as of
     /// the database state `db` reads; builds what is missing.
@@ -101,7 +110,14 @@ final class TagColumnCache: Sendable {
             for column in built where !state.columns.contains(where: { $0.tag == column.tag }) {
                 state.columns.insert(column, at: 0)
             }
-            if state.columns.count > Self.capacity { state.columns.removeLast(state.columns.count - Self.capacity) }
+            // Most recently used first, each kept if it still fits: one column too big for the
+            // budget is not kept, and does not push the others out.
+            var kept = 0
+            state.columns = state.columns.filter { column in
+                guard kept + column.footprint <= budget else { return false }
+                kept += column.footprint
+                return true
+            }
             state.durations = durations
         }
         let columns = levels.enumerated().map { index, tag in
