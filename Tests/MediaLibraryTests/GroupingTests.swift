@@ -88,11 +88,11 @@ struct TagColumnCacheTests {
         #expect(groups.last(where: { $0.value == "C" }) == CountGroup(value: "C", songs: 1, playtime: 7))
     }
 
-    @Test func columnsAreSharedBetweenQueriesAndSurviveEviction() throws {
+    @Test func columnsAreSharedBetweenQueriesAndBuiltAgainAfterRemoval() throws {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
         let cache = library.store.tagColumns
-        // More levels than the cache keeps, in changing combinations, then the first ones again.
+        // Levels in changing combinations, some built with others, then the first ones again.
         let tagSets: [[TagType]] = [[.albumArtist, .album], [.album], [.title], [.genre], [.date], [.composer],
                                     [.performer, .artist], [.albumArtist, .album], [.artist, .title, .album]]
         for levels in tagSets {
