@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import Synchronization
 import Testing
 
 @testable import Server
@@ -10,6 +11,25 @@ private actor Counter {
     func increment(_ loop: any EventLoop) -> Bool {
         count += 1
         return loop.inEventLoop
+    }
+}
+
+/// How many reads a channel's handler has seen.
+private final class ReadCount: Sendable {
+    let value = Atomic<Int>(0)
+}
+
+/// Counts the reads of the channel it is in.
+private final class CountingHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let count: ReadCount
+
+    init(_ count: ReadCount) {
+        self.count = count
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        count.value.add(1, ordering: .relaxed)
     }
 }
 
@@ -39,5 +59,45 @@ struct EventLoopTaskExecutorTests {
         }
         try await group.shutdownGracefully()
         #expect(steps == [true, true, true, true, true])
+    }
+
+    @Test func yieldingLetsTheLoopReadItsOtherSockets() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let clients = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let reads = ReadCount()
+        let accepted = ReadCount()
+        let server = try await ServerBootstrap(group: group)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(CountingHandler(reads))
+                    accepted.value.add(1, ordering: .relaxed)
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let client = try await ClientBootstrap(group: clients).connect(to: server.localAddress!).get()
+        while accepted.value.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(1)) }
+
+        // A session busy with a long answer on the loop, stepping aside between pages, while
+        // another connection of the same loop sends a request.
+        let stepsBeforeTheRead = await withTaskGroup(of: Int?.self) { tasks in
+            tasks.addTask(executorPreference: EventLoopTaskExecutor(loop)) {
+                client.writeAndFlush(ByteBuffer(string: "ping\n"), promise: nil)
+                for step in 0..<2000 {
+                    if reads.value.load(ordering: .relaxed) > 0 { return step }
+                    let pageDone = ContinuousClock.now + .microseconds(50)
+                    while ContinuousClock.now < pageDone {}
+                    await EventLoopTaskExecutor.yieldToOtherSessions()
+                }
+                return nil
+            }
+            return await tasks.next() ?? nil
+        }
+        try await client.close()
+        try await server.close()
+        try await clients.shutdownGracefully()
+        try await group.shutdownGracefully()
+        // With `Task.yield()` the loop read nothing until the task had finished all its steps.
+        #expect(stepsBeforeTheRead != nil)
     }
 }

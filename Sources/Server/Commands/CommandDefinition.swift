@@ -34,9 +34,9 @@ public struct CommandInvocation: Sendable {
     public mutating func flushIfLarge() async throws {
         guard response.count >= ResponseStream.flushThreshold, let output else { return }
         try await output.write(response.take())
-        // A client that reads as fast as it is written never makes the write wait: yield
-        // anyway, so that the other sessions of this event loop are served between pages.
-        await Task.yield()
+        // A client that reads as fast as it is written never makes the write wait: let the
+        // other sessions of this event loop in between pages of a long answer.
+        await EventLoopTaskExecutor.yieldToOtherSessions()
     }
 }
 

@@ -12,8 +12,10 @@ enum DatabaseBrowseCommands {
         CommandDefinition("lsinfo", permission: .read, arguments: .between(0, 1), handler: lsinfo),
     ]
 
-    /// How many entries one database read fetches while a listing streams.
-    static let pageSize = 1000
+    /// How many entries one database read fetches while a listing streams: about 60 KiB of
+    /// song blocks, a millisecond of work, which the other sessions of the event loop wait
+    /// for at most before they are served (see ``CommandInvocation/flushIfLarge()``).
+    static let pageSize = 200
 
     /// `lsinfo [URI]`: a directory's songs, playlists and subdirectories, or one song.
     static func lsinfo(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {

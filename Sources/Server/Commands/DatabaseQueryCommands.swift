@@ -13,8 +13,9 @@ enum DatabaseQueryCommands {
         CommandDefinition("searchcount", permission: .read, arguments: .atLeast(1), handler: searchCount),
     ]
 
-    /// How many songs one database read fetches while a result streams.
-    static let pageSize = 500
+    /// How many songs one database read fetches while a result streams (see
+    /// ``DatabaseBrowseCommands/pageSize``).
+    static let pageSize = 200
 
     /// `find FILTER [sort TYPE] [window START:END]`: matching songs, case-sensitively.
     static func find(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {

@@ -19,3 +19,15 @@ final class EventLoopTaskExecutor: TaskExecutor {
         eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
+
+extension EventLoopTaskExecutor {
+    /// Suspends the calling task until its event loop has had a chance to read its other
+    /// sockets.
+    ///
+    /// `Task.yield()` is not enough on an event loop: the job it queues runs in the same tick,
+    /// and the loop reads sockets only between ticks. Stepping off to the global executor and
+    /// back ends the tick; the loop reads its sockets while the task is away.
+    static func yieldToOtherSessions() async {
+        await withTaskExecutorPreference(globalConcurrentExecutor) { await Task.yield() }
+    }
+}
