@@ -34,6 +34,35 @@ struct FilterSQLTests {
         #expect(uris == ["7.mp3", "8.mp3"])
     }
 
+    @Test func mayScanIsWhatSQLitePlans() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        let expressions = [
+            "(artist == 'A')", "(title contains 'night')", "(file == '1.mp3')", "(base 'Al1')",
+            "((artist == 'A') AND (title =~ 'o.e'))", "((album != 'x') AND (title contains 'five'))",
+            "(artist != 'A')", "(title contains 'ni')", "(title =~ 'o.e')", "(title starts_with 'fi')",
+            "(artist == '')", "(any contains 'five')", "(modified-since '2020-01-01T00:00:00Z')",
+            "(!(artist == 'A'))", "((artist != 'A') AND (title =~ 'o'))", "(AudioFormat == '44100:16:2')",
+            "(albumartist == 'X')", "((artist == 'A') AND (album !~ 'x'))", "((artist == 'A') AND (album == ''))",
+            "((title contains 'five') AND (any contains 'x'))", "((file == '1.mp3') AND (title != 'one'))",
+        ]
+        for expression in expressions {
+            for foldCase in [false, true] {
+                let filter = try FilterExpression.parse(expression: expression, foldCase: foldCase)
+                let condition = FilterSQL.condition(filter)
+                let plan = try library.read { db in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT s.id FROM song s WHERE \(condition.sql)",
+                                     arguments: StatementArguments(condition.arguments)).map { $0["detail"] as String }
+                }
+                // A table read whole, or every value of one tag (an index searched on the tag alone).
+                let scans = plan.contains { step in
+                    (step.hasPrefix("SCAN ") && !step.contains("VIRTUAL TABLE")) || step.hasSuffix("(tag=?)")
+                }
+                #expect(FilterSQL.mayScan(filter) == scans, "\(expression) foldCase \(foldCase): \(plan)")
+            }
+        }
+    }
+
     /// The songs `expression` (a `search`) selects in `library`, by URI.
     private func search(_ expression: String, in library: TestLibrary) throws -> [String] {
         let condition = FilterSQL.condition(try FilterExpression.parse(expression: expression, foldCase: true))

@@ -90,6 +90,56 @@ enum FilterSQL {
         }
     }
 
+    /// Whether the condition for `expression` may read every song or every value of a tag:
+    /// unless an index drives it (a positive exact match or trigram substring of a tag without
+    /// fallbacks, an exact URI, a `base`, or an operand of an `AND` that is one of these), or
+    /// when one of its tag
+    /// subqueries is itself such a read (SQLite builds each `IN (SELECT …)` list whole: a
+    /// regular expression over every title, even next to an exact artist).
+    static func mayScan(_ expression: FilterExpression) -> Bool {
+        !drives(expression) || readsEveryValue(expression)
+    }
+
+    /// Whether an index finds the songs `expression` selects, without a test per song.
+    private static func drives(_ expression: FilterExpression) -> Bool {
+        switch expression {
+        case .tag(let tag, let predicate):
+            // A tag with fallbacks (AlbumArtist → Artist) is tested song by song.
+            return !predicate.negated && isIndexed(predicate, tag: tag) && TagFallback.chain(for: tag).isEmpty
+        case .uri(let predicate):
+            return !predicate.negated && predicate.operator == .equals && !predicate.foldCase
+        case .base(let directory):
+            return !directory.isEmpty
+        case .and(let operands):
+            return operands.contains(where: drives)
+        case .anyTag, .modifiedSince, .addedSince, .audioFormat, .priorityAtLeast, .not:
+            return false
+        }
+    }
+
+    /// Whether a tag subquery of `expression` reads every value of a tag, negated or not.
+    private static func readsEveryValue(_ expression: FilterExpression) -> Bool {
+        switch expression {
+        case .tag(let tag, let predicate):
+            // An empty `==` tests each song for the tag instead of listing values.
+            let missing = predicate.operator == .equals && predicate.value.isEmpty
+            return !missing && !isIndexed(predicate, tag: tag)
+        case .anyTag:
+            return true
+        case .not(let inner):
+            return readsEveryValue(inner)
+        case .and(let operands):
+            return operands.contains(where: readsEveryValue)
+        case .uri, .base, .modifiedSince, .addedSince, .audioFormat, .priorityAtLeast:
+            return false
+        }
+    }
+
+    /// Whether the values matching `predicate` (negation aside) are found through an index.
+    private static func isIndexed(_ predicate: StringPredicate, tag: TagType) -> Bool {
+        (predicate.operator == .equals && !predicate.value.isEmpty) || usesTrigramIndex(predicate, tag: tag)
+    }
+
     private static func negate(_ fragment: SQLFragment, if negated: Bool) -> SQLFragment {
         negated ? SQLFragment("NOT (\(fragment.sql))", values: fragment.arguments) : fragment
     }

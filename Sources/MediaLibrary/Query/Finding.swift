@@ -12,7 +12,7 @@ extension MediaLibrary {
     public func songIDs(_ selection: DatabaseSelection) async throws -> [Int64] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition) ?? .alwaysTrue
-        return try store.read { db in
+        return try await store.read(mayScan: selection.filter.map(FilterSQL.mayScan) ?? false) { db in
             if let filter = selection.filter { try Self.validateBase(db, filter) }
             var ids: [Int64]
             if let sort = selection.sort {

@@ -18,7 +18,7 @@ extension MediaLibrary {
     public func list(_ selection: ListSelection) async throws -> [[String]] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition)
-        let rows: [[String]] = try store.read { db in
+        let rows: [[String]] = try await store.read(mayScan: selection.filter.map(FilterSQL.mayScan) ?? false) { db in
             if let filter = selection.filter { try Self.validateBase(db, filter) }
             guard case .tag(let subject) = selection.subject else {
                 let condition = condition ?? .alwaysTrue
@@ -88,7 +88,7 @@ extension MediaLibrary {
     public func count(_ selection: CountSelection) async throws -> [CountGroup] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition)
-        return try store.read { db in
+        return try await store.read(mayScan: selection.filter.map(FilterSQL.mayScan) ?? false) { db in
             if let filter = selection.filter { try Self.validateBase(db, filter) }
             guard let group = selection.group else {
                 let condition = condition ?? .alwaysTrue
