@@ -93,9 +93,8 @@ enum FilterSQL {
     /// Whether the condition for `expression` may read every song or every value of a tag:
     /// unless an index drives it (a positive exact match or trigram substring of a tag without
     /// fallbacks, an exact URI, a `base`, or an operand of an `AND` that is one of these), or
-    /// when one of its tag
-    /// subqueries is itself such a read (SQLite builds each `IN (SELECT …)` list whole: a
-    /// regular expression over every title, even next to an exact artist).
+    /// when one of its tag subqueries is itself such a read (SQLite builds each `IN (SELECT …)`
+    /// list whole: a regular expression over every title, even next to an exact artist).
     static func mayScan(_ expression: FilterExpression) -> Bool {
         !drives(expression) || readsEveryValue(expression)
     }

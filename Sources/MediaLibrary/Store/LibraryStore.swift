@@ -51,8 +51,8 @@ final class LibraryStore: Sendable {
     }
 
     /// Runs `body` like ``read(_:)``, but on Swift's global executor when the query may test
-    /// every song (``FilterSQL/mayScan(_:)``): a regular expression over 100,000 titles takes a
-    /// quarter of a second, which on the calling event loop would hold up its other sessions.
+    /// every song (``FilterSQL/mayScan(_:)``): a regular expression over 100,000 titles takes
+    /// up to half a second, which on the calling event loop would hold up its other sessions.
     func read<T>(mayScan: Bool, _ body: (Database) throws -> T) async throws -> T {
         guard mayScan else { return try read(body) }
         return try await withTaskExecutorPreference(globalConcurrentExecutor) { try read(body) }
