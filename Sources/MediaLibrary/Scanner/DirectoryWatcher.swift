@@ -138,9 +138,7 @@ public final class DirectoryWatcher: Sendable {
         // The last stored property: from here the object is whole and `deinit` closes the pipe.
         wakePipe = ends
         state.withLock { $0.watches[rootWatch] = Watch(uri: "", name: "", depth: 0) }
-        let thread = Thread { [self] in run() }
-        thread.name = "inotify"
-        thread.start()
+        NamedThread.start(name: "tonearm.inotify") { [self] in run() }
     }
 
     /// The URIs of the watched directories, sorted (`""` is the music directory).

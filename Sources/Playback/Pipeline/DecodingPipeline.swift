@@ -1,5 +1,6 @@
 public import Configuration
 import Foundation
+import MediaLibrary
 import Synchronization
 
 /// The audio pipeline (DESIGN.md): a decoder thread fills a ``PCMBuffer`` and one output
@@ -153,24 +154,9 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         startThread(name: "tonearm.events") { [self] in dispatchLoop() }
     }
 
-    /// Starts a thread named `name` (as `top -H` and `/proc/PID/task/TID/comm` show it).
-    ///
-    /// The thread names itself through `/proc/thread-self/comm`, at most 15 bytes (the kernel
-    /// refuses longer names): Foundation's `Thread.name` on Linux reaches the kernel only when
-    /// set on the running thread, and even then not always (it checks the thread's identity,
-    /// which the starting thread may not have stored yet); Swift's Glibc module has no
-    /// `pthread_setname_np` (it needs `_GNU_SOURCE`).
+    /// Starts a named thread (``NamedThread``) with a stack of 1 MiB.
     private func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread {
-            let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-            if comm >= 0 {
-                _ = name.utf8CString.withUnsafeBufferPointer { Glibc.write(comm, $0.baseAddress, min(15, $0.count - 1)) }
-                close(comm)
-            }
-            body()
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
+        NamedThread.start(name: name, stackSize: 1 << 20, body)
     }
 
     /// Stops every thread: a deleted partition's pipeline (`delpartition`), and tests.
