@@ -45,6 +45,8 @@ struct FilterSQLTests {
             "(!(artist == 'A'))", "((artist != 'A') AND (title =~ 'o'))", "(AudioFormat == '44100:16:2')",
             "(albumartist == 'X')", "((artist == 'A') AND (album !~ 'x'))", "((artist == 'A') AND (album == ''))",
             "((title contains 'five') AND (any contains 'x'))", "((file == '1.mp3') AND (title != 'one'))",
+            "(albumartistsort == 'X')", "(albumartist contains 'xyz')", "(albumartist != 'X')",
+            "(albumartist == '')", "(albumartistsort =~ 'X')", "(albumartist starts_with 'X')",
         ]
         for expression in expressions {
             for foldCase in [false, true] {
@@ -85,6 +87,61 @@ struct FilterSQLTests {
         #expect(try search("(album contains 'über')", in: library) == ["c.mp3"])
         #expect(try search("(any contains 'night')", in: library) == ["a.mp3", "b.mp3"])
         #expect(try search("(!(title contains 'night'))", in: library) == ["a.mp3", "c.mp3", "d.mp3"])
+    }
+
+    /// Songs for MPD's fallbacks: each tag with fallbacks present, absent, or standing in.
+    private static let fallbackSongs: [TestLibrary.Entry] = [
+        ("a.mp3", tags((.artist, "A"), (.albumArtist, "X")), 1),
+        ("b.mp3", tags((.artist, "X")), 1),
+        ("c.mp3", tags((.artist, "X"), (.albumArtist, "Y")), 1),
+        ("d.mp3", tags((.artistSort, "X"), (.artist, "Z")), 1),
+        ("e.mp3", tags((.albumArtistSort, "Q"), (.albumArtist, "X")), 1),
+        ("f.mp3", tags((.albumArtist, "X"), (.artistSort, "W")), 1),
+        ("g.mp3", [], nil),
+        ("h.mp3", tags((.artist, "xylophone"), (.albumSort, "x sort"), (.album, "Al"), (.title, "T")), 1),
+        ("i.mp3", tags((.albumArtist, "P"), (.albumArtist, "Xavier"), (.titleSort, "Q"), (.title, "X title")), 1),
+        ("j.mp3", tags((.composer, "Xenakis"), (.album, "X album")), 1),
+    ]
+
+    /// MPD's `TagSongFilter::Match` for `value` on `tag`, written out over the song's tags.
+    private static func mpdMatches(_ entry: TestLibrary.Entry, _ tag: TagType, _ value: (String) -> Bool, emptyMatches: Bool) -> Bool {
+        for candidate in [tag] + TagFallback.chain(for: tag) {
+            let values = entry.tags.filter { $0.type == candidate }.map(\.value)
+            if !values.isEmpty { return values.contains(where: value) }
+        }
+        return emptyMatches
+    }
+
+    @Test func tagsWithFallbacksMatchAsMPDDoes() throws {
+        let library = try TestLibrary(Self.fallbackSongs)
+        defer { library.remove() }
+        let fallbackTags: [TagType] = [.albumArtist, .albumArtistSort, .artistSort, .albumSort, .titleSort, .composerSort]
+        #expect(fallbackTags.allSatisfy { !TagFallback.chain(for: $0).isEmpty })
+        let predicates: [(String, Bool, (String) -> Bool)] = [
+            ("== 'X'", false, { $0 == "X" }),
+            ("contains 'x'", true, { $0.lowercased().contains("x") }),
+            ("contains 'xyl'", true, { $0.lowercased().contains("xyl") }),
+            ("starts_with 'X'", false, { $0.hasPrefix("X") }),
+            ("=~ '^X.'", false, { $0.hasPrefix("X") && $0.count > 1 }),
+            ("== ''", false, { $0.isEmpty }),
+        ]
+        for tag in fallbackTags {
+            for (operation, foldCase, matches) in predicates {
+                for negated in [false, true] {
+                    let expression = "(\(negated ? "!" : "")(\(tag.name) \(operation)))"
+                    let filter = try FilterExpression.parse(expression: expression, foldCase: foldCase)
+                    let condition = FilterSQL.condition(filter)
+                    let uris = try library.read { db in
+                        try String.fetchAll(db, sql: "SELECT s.uri FROM song s WHERE \(condition.sql) ORDER BY s.uri",
+                                            arguments: StatementArguments(condition.arguments))
+                    }
+                    let expected = Self.fallbackSongs.filter { entry in
+                        Self.mpdMatches(entry, tag, matches, emptyMatches: operation == "== ''") != negated
+                    }.map(\.name)
+                    #expect(uris == expected, "\(expression) foldCase \(foldCase)")
+                }
+            }
+        }
     }
 
     @Test func tagRowIDsNameSongTagAndPlace() throws {

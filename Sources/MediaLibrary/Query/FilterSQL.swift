@@ -91,7 +91,7 @@ enum FilterSQL {
     }
 
     /// Whether the condition for `expression` may read every song or every value of a tag:
-    /// unless an index drives it (a positive exact match or trigram substring of a tag without
+    /// unless an index drives it (a positive exact match or trigram substring of a tag and its
     /// fallbacks, an exact URI, a `base`, or an operand of an `AND` that is one of these), or
     /// when one of its tag subqueries is itself such a read (SQLite builds each `IN (SELECT …)`
     /// list whole: a regular expression over every title, even next to an exact artist).
@@ -103,8 +103,8 @@ enum FilterSQL {
     private static func drives(_ expression: FilterExpression) -> Bool {
         switch expression {
         case .tag(let tag, let predicate):
-            // A tag with fallbacks (AlbumArtist → Artist) is tested song by song.
-            return !predicate.negated && isIndexed(predicate, tag: tag) && TagFallback.chain(for: tag).isEmpty
+            // A tag with fallbacks (AlbumArtist → Artist) is a union of index lookups, one per tag.
+            return !predicate.negated && ([tag] + TagFallback.chain(for: tag)).allSatisfy { isIndexed(predicate, tag: $0) }
         case .uri(let predicate):
             return !predicate.negated && predicate.operator == .equals && !predicate.foldCase
         case .base(let directory):
@@ -122,7 +122,7 @@ enum FilterSQL {
         case .tag(let tag, let predicate):
             // An empty `==` tests each song for the tag instead of listing values.
             let missing = predicate.operator == .equals && predicate.value.isEmpty
-            return !missing && !isIndexed(predicate, tag: tag)
+            return !missing && !([tag] + TagFallback.chain(for: tag)).allSatisfy { isIndexed(predicate, tag: $0) }
         case .anyTag:
             return true
         case .not(let inner):
@@ -150,6 +150,7 @@ enum FilterSQL {
         let own = tagMatch(tag, predicate)
         let fallbacks = TagFallback.chain(for: tag)
         if fallbacks.isEmpty && !predicate.value.isEmpty { return own }
+        if !predicate.value.isEmpty { return fallbackUnion(own, tag, fallbacks, predicate) }
         var sql = "\(own.sql) OR (NOT \(hasTag) AND "
         var arguments = own.arguments + [Int64(tag.rawValue).databaseValue]
         if fallbacks.isEmpty {
@@ -165,6 +166,27 @@ enum FilterSQL {
         }
         sql += predicate.value.isEmpty ? " ELSE 1 END)" : " ELSE 0 END)"
         return SQLFragment("(\(sql))", values: arguments)
+    }
+
+    /// ``tagCondition(_:_:)`` for a non-empty operand, as a union SQLite drives from the indexes
+    /// (`list album albumartist "X"`, the album view of most clients): a value of the tag matches,
+    /// or a value of fallback *k* matches and the song has neither the tag nor the fallbacks
+    /// before *k*. That is the first fallback the song has deciding, since a match implies the
+    /// fallback is there. Written as one `CASE` over the fallbacks, the same test made SQLite
+    /// try it on every song.
+    private static func fallbackUnion(
+        _ own: SQLFragment, _ tag: TagType, _ fallbacks: [TagType], _ predicate: StringPredicate
+    ) -> SQLFragment {
+        var terms = [own.sql]
+        var arguments = own.arguments
+        var absent: [TagType] = [tag]
+        for fallback in fallbacks {
+            let match = tagMatch(fallback, predicate)
+            terms.append("(" + ([match.sql] + absent.map { _ in "NOT \(hasTag)" }).joined(separator: " AND ") + ")")
+            arguments += match.arguments + absent.map { Int64($0.rawValue).databaseValue }
+            absent.append(fallback)
+        }
+        return SQLFragment("(" + terms.joined(separator: " OR ") + ")", values: arguments)
     }
 
     /// `EXISTS` a value of the tag bound next, for the song `s`.
