@@ -1,27 +1,11 @@
 import GRDB
 import MPDProtocol
 
-/// What a URI names in the database.
-public enum LibraryItem: Sendable {
-    /// A directory.
-    case directory(LibraryDirectory)
-    /// A song.
-    case song(Song)
-}
-
 extension MediaLibrary {
-    /// What `uri` names: a directory or a song, or `nil` when it is neither.
-    public func item(at uri: String) async throws -> LibraryItem? {
-        try store.read { db in
-            if let directory = try LibraryStore.directory(db, path: uri) { return .directory(directory.directory) }
-            return try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri = ?", [uri])).first.map(LibraryItem.song)
-        }
-    }
-
     /// The song at `uri`, or `nil`.
     public func song(at uri: String) async throws -> Song? {
         try store.read { db in
-            try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri = ?", [uri])).first
+            try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri = ?", [uri]), cached: true).first
         }
     }
 
@@ -49,6 +33,8 @@ extension MediaLibrary {
                 if recursive { return SQLFragment(range, [start, directory.ordEnd]) }
                 return SQLFragment("\(range) AND \(alias).\(column) = ?", [start, directory.ordEnd, directory.id])
             }
+            // The SQL differs only by `recursive`, `details` and `limit`: its few forms stay
+            // compiled on the connection (compiling them took most of a small `lsinfo`).
             var entries: [(Int64, LibraryEntry)] = []
             // MPD's recursive walk visits the directory itself first; its printer leaves out
             // only the root. Its position is before its subtree's, so it leads the first page.
@@ -56,12 +42,12 @@ extension MediaLibrary {
                 entries.append((directory.ord, .directory(directory.directory)))
             }
             let directories = scope("d", parent: "parent")
-            for row in try Row.fetchAll(db, sql: "SELECT d.ord, d.path, d.mtime FROM directory d WHERE \(directories.sql) ORDER BY d.ord LIMIT \(limit)",
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT d.ord, d.path, d.mtime FROM directory d WHERE \(directories.sql) ORDER BY d.ord LIMIT \(limit)"),
                                         arguments: StatementArguments(directories.arguments)) {
                 entries.append((row[0], .directory(LibraryDirectory(path: row[1], lastModified: row[2]))))
             }
             let playlists = scope("p", parent: "directory")
-            for row in try Row.fetchAll(db, sql: "SELECT p.ord, p.uri, p.mtime FROM playlistFile p WHERE \(playlists.sql) ORDER BY p.ord LIMIT \(limit)",
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT p.ord, p.uri, p.mtime FROM playlistFile p WHERE \(playlists.sql) ORDER BY p.ord LIMIT \(limit)"),
                                         arguments: StatementArguments(playlists.arguments)) {
                 entries.append((row[0], .playlist(PlaylistFile(uri: row[1], lastModified: row[2]))))
             }
@@ -70,11 +56,11 @@ extension MediaLibrary {
                 try RawRow.forEach(db, """
                     SELECT s.ord, \(LibraryStore.songColumns) FROM \(LibraryStore.songsWithTags)
                     WHERE \(songCondition.sql) ORDER BY s.ord LIMIT \(limit)
-                    """, arguments: songCondition.arguments) { row in
+                    """, arguments: songCondition.arguments, cached: true) { row in
                     entries.append((row.int64(0), .song(LibraryStore.song(row, from: 1))))
                 }
             } else {
-                for row in try Row.fetchAll(db, sql: "SELECT s.ord, s.uri FROM song s WHERE \(songCondition.sql) ORDER BY s.ord LIMIT \(limit)",
+                for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT s.ord, s.uri FROM song s WHERE \(songCondition.sql) ORDER BY s.ord LIMIT \(limit)"),
                                             arguments: StatementArguments(songCondition.arguments)) {
                     entries.append((row[0], .song(Song(uri: row[1], lastModified: 0, added: 0, audioFormat: nil, duration: nil, tags: []))))
                 }

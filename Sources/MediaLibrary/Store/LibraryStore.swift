@@ -80,13 +80,14 @@ final class LibraryStore: Sendable {
         _ db: Database,
         where condition: SQLFragment,
         orderBy order: String = "s.ord",
-        limit: Int? = nil
+        limit: Int? = nil,
+        cached: Bool = false
     ) throws -> [Song] {
         let limitClause = limit.map { " LIMIT \($0)" } ?? ""
         var songs: [Song] = []
         try RawRow.forEach(
             db, "SELECT \(songColumns) FROM \(songsWithTags) WHERE \(condition.sql) ORDER BY \(order)\(limitClause)",
-            arguments: condition.arguments
+            arguments: condition.arguments, cached: cached
         ) { songs.append(song($0)) }
         return songs
     }
@@ -108,7 +109,8 @@ final class LibraryStore: Sendable {
 
     /// The id and row of the directory at `path`, or `nil`.
     static func directory(_ db: Database, path: String) throws -> (id: Int64, directory: LibraryDirectory, ord: Int64, ordEnd: Int64)? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT id, path, mtime, ord, ordEnd FROM directory WHERE path = ?", arguments: [path])
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, path, mtime, ord, ordEnd FROM directory WHERE path = ?"),
+                                         arguments: [path])
         else { return nil }
         return (row[0], LibraryDirectory(path: row[1], lastModified: row[2]), row[3], row[4])
     }

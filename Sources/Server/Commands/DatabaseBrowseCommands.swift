@@ -23,11 +23,12 @@ enum DatabaseBrowseCommands {
         let argument = invocation.arguments.first ?? ""
         // `lsinfo /` is the root (only here: to `listfiles` it is an absolute path).
         let uri = argument == "/" ? "" : try LibraryURI.local(argument, allowEmpty: true)
-        if !uri.isEmpty, case .song(let song)? = try await library.item(at: uri) {
-            SongPrinter.write(song, tags: invocation.visibleTags, to: &invocation.response)
-            return .ok
-        }
+        // A directory first: browsing clients list directories far more often than songs.
         guard try await stream(&invocation, library, uri, recursive: false, details: true) else {
+            if !uri.isEmpty, let song = try await library.song(at: uri) {
+                SongPrinter.write(song, tags: invocation.visibleTags, to: &invocation.response)
+                return .ok
+            }
             throw MPDError(.noExist, "No such directory")
         }
         // The root also lists the stored playlists (deprecated; the 0.24 protocol feature
