@@ -104,6 +104,7 @@ let package = Package(
             dependencies: [
                 "MediaLibrary", "MPDProtocol", "CFFmpeg",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -111,3 +111,15 @@ def test_searchcount_folds_case(db_server):
 def test_list(db_server, command, expected):
     with db_server.connect() as c:
         assert c.command(command) == expected
+
+
+def test_list_file_is_every_song_in_database_order(db_server):
+    """Without a filter, `list file` prints every song once, in the order `listall` walks them;
+    with one, the matching songs in that order; a bad filter is refused before any line."""
+    with db_server.connect() as c:
+        walked = [line for line in c.command("listall") if line.startswith("file: ")]
+        assert len(walked) > 10
+        assert c.command("list file") == walked + ["OK"]
+        assert c.command("list file \"(artist != 'Björk')\"") == [
+            line for line in walked if line not in c.command("list file \"(artist == 'Björk')\"")] + ["OK"]
+        assert c.command("list file \"(title =~ '(')\"")[-1].startswith("ACK [2@0] {list} ")

@@ -12,22 +12,18 @@ public struct CountGroup: Sendable, Equatable {
 }
 
 extension MediaLibrary {
-    /// `list`: the distinct combinations of the group tags' and the subject's values, each row
-    /// outermost group first and the subject last, sorted by bytes, the window applied to the
-    /// outermost level. A song without a tag (and its fallbacks) contributes an empty value.
-    public func list(_ selection: ListSelection) async throws -> [[String]] {
+    /// `list TAG`: the distinct combinations of the group tags' and `subject`'s values, each
+    /// row outermost group first and the subject last, sorted by bytes, the window applied to
+    /// the outermost level. A song without a tag (and its fallbacks) contributes an empty value.
+    /// (`list file` prints URIs page by page instead: ``writeURIs(after:limit:)``.)
+    public func list(_ selection: ListSelection, subject: TagType) async throws -> [[String]] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition)
         let rows: [[String]] = try await store.read(mayScan: selection.filter.map(FilterSQL.mayScan) ?? false) { db in
             if let filter = selection.filter { try Self.validateBase(db, filter) }
-            guard case .tag(let subject) = selection.subject else {
-                let condition = condition ?? .alwaysTrue
-                return try String.fetchAll(db, sql: "SELECT s.uri FROM song s WHERE \(condition.sql) ORDER BY s.ord",
-                                           arguments: StatementArguments(condition.arguments)).map { [$0] }
-            }
             return try Self.combinations(db, condition, levels: selection.groups.reversed() + [subject], cache: store.tagColumns)
         }
-        guard case .tag = selection.subject, let window = selection.window else { return rows }
+        guard let window = selection.window else { return rows }
         return Self.windowed(rows, window)
     }
 

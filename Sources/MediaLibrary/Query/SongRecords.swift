@@ -44,6 +44,45 @@ extension MediaLibrary {
     }
 }
 
+extension MediaLibrary {
+    /// `file: URI` lines for the songs with these ids, in the order given (ids with no song
+    /// are skipped), from one read.
+    public func writeURIs(ids: [Int64]) async throws -> ResponseBuffer {
+        try store.read { db in
+            var buffer = ResponseBuffer()
+            try LibraryStore.forEachSong(db, ids: ids, columns: "s.uri", from: "song s") { row in
+                buffer.append("file", bytes: row.blob(0))
+            }
+            return buffer
+        }
+    }
+
+    /// A place in the database's song order: `ord`, and the id to order songs of equal `ord`
+    /// (new songs until the scan renumbers them).
+    public typealias SongPosition = (ord: Int64, id: Int64)
+
+    /// `file: URI` lines for up to `limit` songs of the whole database, in its order, after
+    /// `cursor` (`nil` to start), and the position to go on from (`nil` at the end): `list
+    /// file` pages through 100,000 songs instead of collecting them first.
+    public func writeURIs(after cursor: SongPosition?, limit: Int) async throws -> (lines: ResponseBuffer, next: SongPosition?) {
+        try store.read { db in
+            var buffer = ResponseBuffer()
+            var last: SongPosition?
+            var count = 0
+            try RawRow.forEach(
+                db, "SELECT s.ord, s.id, s.uri FROM song s WHERE (s.ord, s.id) > (?, ?) ORDER BY s.ord, s.id LIMIT ?",
+                arguments: [(cursor?.ord ?? Int64.min).databaseValue, (cursor?.id ?? Int64.min).databaseValue, limit.databaseValue],
+                cached: true
+            ) { row in
+                buffer.append("file", bytes: row.blob(2))
+                last = (row.int64(0), row.int64(1))
+                count += 1
+            }
+            return (buffer, count == limit ? last : nil)
+        }
+    }
+}
+
 extension LibraryStore {
     /// The record in a row of ``songColumns``.
     static func record(_ row: RawRow) -> SongRecord {
@@ -53,10 +92,14 @@ extension LibraryStore {
         )
     }
 
-    /// Calls `body` with the row of ``songColumns`` of each song in `ids`, in that order: one
-    /// seek each through a cached statement, which keeps the order without collecting rows.
-    static func forEachSong(_ db: Database, ids: [Int64], _ body: (RawRow) throws -> Void) throws {
-        let sql = "SELECT \(songColumns) FROM \(songsWithTags) WHERE s.id = ?"
+    /// Calls `body` with the row of `columns` (``songColumns`` unless given) from `table` (the
+    /// song `s`, with its tags unless given) of each song in `ids`, in that order: one seek each
+    /// through a cached statement, which keeps the order without collecting rows.
+    static func forEachSong(
+        _ db: Database, ids: [Int64], columns: String = songColumns, from table: String = songsWithTags,
+        _ body: (RawRow) throws -> Void
+    ) throws {
+        let sql = "SELECT \(columns) FROM \(table) WHERE s.id = ?"
         let statement = try db.cachedStatement(sql: sql)
         let handle = statement.sqliteStatement
         defer { sqlite3_reset(handle) }

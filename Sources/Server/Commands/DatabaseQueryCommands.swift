@@ -66,16 +66,18 @@ enum DatabaseQueryCommands {
         return .ok
     }
 
+    /// How many URIs one database read fetches while `list file` streams: about 50 KiB.
+    static let uriPageSize = 1000
+
     /// `list TYPE [FILTER] [group TAG]... [window START:END]`: distinct values, nested by group.
     static func list(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         let selection = try ListSelection.parse(invocation.arguments[...])
         let library = try invocation.server.requireLibrary()
-        let rows = try await library.list(selection)
-        let names: [String]
-        switch selection.subject {
-        case .tag(let tag): names = selection.groups.reversed().map { $0.name } + [tag.name]
-        case .uri: names = ["file"]
+        guard case .tag(let subject) = selection.subject else {
+            return try await listURIs(&invocation, library, filter: selection.filter)
         }
+        let rows = try await library.list(selection, subject: subject)
+        let names = selection.groups.reversed().map { $0.name } + [subject.name]
         var previous: [String] = []
         for row in rows {
             // A level is printed again only when it or a level outside it changed.
@@ -85,6 +87,32 @@ enum DatabaseQueryCommands {
                 if changed || level == row.count - 1 { invocation.response.append(names[level], value) }
             }
             previous = row
+            try await invocation.flushIfLarge()
+        }
+        return .ok
+    }
+
+    /// `list file [FILTER]`: every matching song's URI in database order, streamed page by
+    /// page as `find` streams its songs (MPD prints them as it visits the songs, unsorted).
+    private static func listURIs(
+        _ invocation: inout CommandInvocation, _ library: MediaLibrary, filter: FilterExpression?
+    ) async throws -> CommandOutcome {
+        guard let filter else {
+            var cursor: MediaLibrary.SongPosition?
+            repeat {
+                let page = try await library.writeURIs(after: cursor, limit: uriPageSize)
+                invocation.response.append(contentsOf: page.lines)
+                try await invocation.flushIfLarge()
+                cursor = page.next
+            } while cursor != nil
+            return .ok
+        }
+        let ids = try await library.songIDs(DatabaseSelection(filter: filter))
+        var start = 0
+        while start < ids.count {
+            let page = Array(ids[start..<min(start + uriPageSize, ids.count)])
+            start += page.count
+            invocation.response.append(contentsOf: try await library.writeURIs(ids: page))
             try await invocation.flushIfLarge()
         }
         return .ok

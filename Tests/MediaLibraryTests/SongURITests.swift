@@ -1,0 +1,56 @@
+import Foundation
+import GRDB
+import Logging
+@testable import MediaLibrary
+import MPDProtocol
+import NIOCore
+import Testing
+
+@Suite("Song URIs")
+struct SongURITests {
+    /// A library over `songs`, as the server opens it.
+    private func library(_ songs: [TestLibrary.Entry]) throws -> (MediaLibrary, TestLibrary) {
+        let test = try TestLibrary(songs)
+        let settings = MediaLibrary.Settings(musicDirectory: test.directory, databasePath: test.directory + "/db.sqlite",
+                                             songSuffixes: ["mp3"], tagMask: .all)
+        return (try MediaLibrary(settings: settings, logger: Logger(label: "test"), onEvent: { _ in }), test)
+    }
+
+    private func text(_ buffer: ResponseBuffer) -> String {
+        String(decoding: buffer.bytes.readableBytesView, as: UTF8.self)
+    }
+
+    @Test(arguments: [1, 2, 3, 7, 8])
+    func pagesCoverEverySongOnceInDatabaseOrder(limit: Int) async throws {
+        let (library, test) = try library(mixedSongs)
+        defer { test.remove() }
+        // Renumber as a scan would, with one tie: two songs at one place (new, not yet renumbered).
+        try await test.store.pool.write { db in
+            try db.execute(sql: "UPDATE song SET ord = 100 - id")
+            try db.execute(sql: "UPDATE song SET ord = 50 WHERE uri IN ('2.mp3', '5.mp3')")
+        }
+        let expected = try test.read { db in
+            try String.fetchAll(db, sql: "SELECT 'file: ' || uri || char(10) FROM song ORDER BY ord, id").joined()
+        }
+        var printed = ""
+        var cursor: MediaLibrary.SongPosition?
+        var pages = 0
+        repeat {
+            let page = try await library.writeURIs(after: cursor, limit: limit)
+            printed += text(page.lines)
+            cursor = page.next
+            pages += 1
+        } while cursor != nil && pages <= mixedSongs.count + 1
+        #expect(printed == expected)
+        // A full last page needs one more, empty, read to see the end.
+        #expect(pages == mixedSongs.count / limit + 1)
+    }
+
+    @Test func urisByIDKeepTheOrderGivenAndSkipUnknownIDs() async throws {
+        let (library, test) = try library(mixedSongs)
+        defer { test.remove() }
+        let ids = try test.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM song WHERE uri IN ('1.mp3', '6.mp3') ORDER BY uri") }
+        let lines = try await library.writeURIs(ids: [ids[1], 999_999, ids[0]])
+        #expect(text(lines) == "file: 6.mp3\nfile: 1.mp3\n")
+    }
+}
