@@ -144,6 +144,23 @@ struct FilterSQLTests {
         }
     }
 
+    @Test func walkPagesSeekTheirStartInsteadOfSorting() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        for kind in [WalkQuery.Kind.directories, .playlists, .songs, .songURIs] {
+            for recursive in [false, true] {
+                let sql = WalkQuery.sql(kind, recursive: recursive, limit: 200)
+                let plan = try library.read { db in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(recursive ? [1, 2] : [1, 2, 3]))
+                        .map { $0["detail"] as String }
+                }
+                // Each page starts where the last ended in an index ordered by walk position.
+                #expect(!plan.contains { $0.contains("TEMP B-TREE") || $0.hasPrefix("SCAN") }, "\(kind) \(recursive): \(plan)")
+                #expect(plan.contains { $0.contains("ord>?") }, "\(kind) \(recursive): \(plan)")
+            }
+        }
+    }
+
     @Test func tagRowIDsNameSongTagAndPlace() throws {
         let library = try TestLibrary([
             ("a.mp3", tags((.artist, "A1"), (.title, "T"), (.artist, "A2")), 1),

@@ -28,41 +28,29 @@ extension MediaLibrary {
             guard let directory = try LibraryStore.directory(db, path: path) else { return nil }
             let start = max(cursor, directory.ord)
             // A directory's own entries are those with it as parent; its subtree is an ord range.
-            func scope(_ alias: String, parent column: String) -> SQLFragment {
-                let range = "\(alias).ord > ? AND \(alias).ord <= ?"
-                if recursive { return SQLFragment(range, [start, directory.ordEnd]) }
-                return SQLFragment("\(range) AND \(alias).\(column) = ?", [start, directory.ordEnd, directory.id])
-            }
-            // The SQL differs only by `recursive`, `details` and `limit`: its few forms stay
-            // compiled on the connection (compiling them took most of a small `lsinfo`).
+            let values = (recursive ? [start, directory.ordEnd] : [start, directory.ordEnd, directory.id]).map(\.databaseValue)
             var entries: [(Int64, LibraryEntry)] = []
             // MPD's recursive walk visits the directory itself first; its printer leaves out
             // only the root. Its position is before its subtree's, so it leads the first page.
             if recursive && cursor < directory.ord {
                 entries.append((directory.ord, .directory(directory.directory)))
             }
-            let directories = scope("d", parent: "parent")
-            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT d.ord, d.path, d.mtime FROM directory d WHERE \(directories.sql) ORDER BY d.ord LIMIT \(limit)"),
-                                        arguments: StatementArguments(directories.arguments)) {
-                entries.append((row[0], .directory(LibraryDirectory(path: row[1], lastModified: row[2]))))
+            let sql = { (kind: WalkQuery.Kind) in WalkQuery.sql(kind, recursive: recursive, limit: limit) }
+            // Raw rows: GRDB's `Row` copied each row with its column names, most of the time
+            // of a `listall`.
+            try RawRow.forEach(db, sql(.directories), arguments: values, cached: true) { row in
+                entries.append((row.int64(0), .directory(LibraryDirectory(path: row.string(1), lastModified: row.int64(2)))))
             }
-            let playlists = scope("p", parent: "directory")
-            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT p.ord, p.uri, p.mtime FROM playlistFile p WHERE \(playlists.sql) ORDER BY p.ord LIMIT \(limit)"),
-                                        arguments: StatementArguments(playlists.arguments)) {
-                entries.append((row[0], .playlist(PlaylistFile(uri: row[1], lastModified: row[2]))))
+            try RawRow.forEach(db, sql(.playlists), arguments: values, cached: true) { row in
+                entries.append((row.int64(0), .playlist(PlaylistFile(uri: row.string(1), lastModified: row.int64(2)))))
             }
-            let songCondition = scope("s", parent: "directory")
             if details {
-                try RawRow.forEach(db, """
-                    SELECT s.ord, \(LibraryStore.songColumns) FROM \(LibraryStore.songsWithTags)
-                    WHERE \(songCondition.sql) ORDER BY s.ord LIMIT \(limit)
-                    """, arguments: songCondition.arguments, cached: true) { row in
+                try RawRow.forEach(db, sql(.songs), arguments: values, cached: true) { row in
                     entries.append((row.int64(0), .song(LibraryStore.song(row, from: 1))))
                 }
             } else {
-                for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT s.ord, s.uri FROM song s WHERE \(songCondition.sql) ORDER BY s.ord LIMIT \(limit)"),
-                                            arguments: StatementArguments(songCondition.arguments)) {
-                    entries.append((row[0], .song(Song(uri: row[1], lastModified: 0, added: 0, audioFormat: nil, duration: nil, tags: []))))
+                try RawRow.forEach(db, sql(.songURIs), arguments: values, cached: true) { row in
+                    entries.append((row.int64(0), .song(Song(uri: row.string(1), lastModified: 0, added: 0, audioFormat: nil, duration: nil, tags: []))))
                 }
             }
             entries.sort { $0.0 < $1.0 }
@@ -70,5 +58,28 @@ extension MediaLibrary {
             let next = entries.count > limit || page.count == limit ? page.last?.0 : nil
             return (page.map(\.1), next)
         }
+    }
+}
+
+/// The SQL of ``MediaLibrary/walk(_:recursive:details:after:limit:)``: one page of one kind of
+/// entry, after a walk position (`ord > ?`) up to the directory's end (`ord <= ?`), and, unless
+/// recursive, in the directory itself (`= ?`). Each form is compiled once per connection.
+enum WalkQuery {
+    /// What a query lists.
+    enum Kind {
+        case directories, playlists, songs, songURIs
+    }
+
+    /// The query for `kind`, each row led by the entry's `ord`.
+    static func sql(_ kind: Kind, recursive: Bool, limit: Int) -> String {
+        let (columns, table, alias, parent): (String, String, String, String)
+        switch kind {
+        case .directories: (columns, table, alias, parent) = ("d.ord, d.path, d.mtime", "directory d", "d", "parent")
+        case .playlists: (columns, table, alias, parent) = ("p.ord, p.uri, p.mtime", "playlistFile p", "p", "directory")
+        case .songs: (columns, table, alias, parent) = ("s.ord, \(LibraryStore.songColumns)", LibraryStore.songsWithTags, "s", "directory")
+        case .songURIs: (columns, table, alias, parent) = ("s.ord, s.uri", "song s", "s", "directory")
+        }
+        let own = recursive ? "" : " AND \(alias).\(parent) = ?"
+        return "SELECT \(columns) FROM \(table) WHERE \(alias).ord > ? AND \(alias).ord <= ?\(own) ORDER BY \(alias).ord LIMIT \(limit)"
     }
 }

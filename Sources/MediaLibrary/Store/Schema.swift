@@ -123,6 +123,22 @@ enum Schema {
                 """)
             try createTrigramTriggers(db)
         }
+        migrator.registerMigration("v4") { db in
+            // Every kind of entry by walk order, and by directory and walk order: a walk pages
+            // with `ord > ?`. Before, `lsinfo` sorted all of a directory's entries again for
+            // each page (the root of 1,000 artist folders: 2.4 ms, MPD 0.3 ms), and each page
+            // of `listallinfo` read and sorted every directory. The foreign keys' cascades
+            // still find their rows by the first column.
+            try db.execute(sql: """
+                DROP INDEX directory_parent;
+                CREATE INDEX directory_parent ON directory(parent, ord);
+                CREATE INDEX directory_ord ON directory(ord);
+                DROP INDEX song_directory;
+                CREATE INDEX song_directory ON song(directory, ord);
+                CREATE INDEX playlistFile_directory ON playlistFile(directory, ord);
+                CREATE INDEX playlistFile_ord ON playlistFile(ord);
+                """)
+        }
         return migrator
     }
 
