@@ -64,9 +64,9 @@ enum FilterSQL {
                 [directory, directory + "/", directory + "0"]
             )
         case .modifiedSince(let time):
-            return SQLFragment("s.mtime >= ?", [time])
+            return timeRange("mtime", since: time)
         case .addedSince(let time):
-            return SQLFragment("s.added >= ?", [time])
+            return timeRange("added", since: time)
         case .audioFormat(let pattern):
             return SQLFragment(
                 "mpd_audio_format_matches(s.format, ?, ?, ?, ?)",
@@ -95,6 +95,8 @@ enum FilterSQL {
     /// fallbacks, an exact URI, a `base`, or an operand of an `AND` that is one of these), or
     /// when one of its tag subqueries is itself such a read (SQLite builds each `IN (SELECT …)`
     /// list whole: a regular expression over every title, even next to an exact artist).
+    /// `modified-since` and `added-since` list songs from an index range, which for a time
+    /// long past is every song: they count as such a read.
     static func mayScan(_ expression: FilterExpression) -> Bool {
         !drives(expression) || readsEveryValue(expression)
     }
@@ -116,9 +118,13 @@ enum FilterSQL {
         }
     }
 
-    /// Whether a tag subquery of `expression` reads every value of a tag, negated or not.
+    /// Whether a subquery of `expression` may list every song or read every value of a tag,
+    /// negated or not.
     private static func readsEveryValue(_ expression: FilterExpression) -> Bool {
         switch expression {
+        case .modifiedSince, .addedSince:
+            // The list of songs since a time long past is every song.
+            return true
         case .tag(let tag, let predicate):
             // An empty `==` tests each song for the tag instead of listing values.
             let missing = predicate.operator == .equals && predicate.value.isEmpty
@@ -129,7 +135,7 @@ enum FilterSQL {
             return readsEveryValue(inner)
         case .and(let operands):
             return operands.contains(where: readsEveryValue)
-        case .uri, .base, .modifiedSince, .addedSince, .audioFormat, .priorityAtLeast:
+        case .uri, .base, .audioFormat, .priorityAtLeast:
             return false
         }
     }
@@ -137,6 +143,14 @@ enum FilterSQL {
     /// Whether the values matching `predicate` (negation aside) are found through an index.
     private static func isIndexed(_ predicate: StringPredicate, tag: TagType) -> Bool {
         (predicate.operator == .equals && !predicate.value.isEmpty) || usesTrigramIndex(predicate, tag: tag)
+    }
+
+    /// The songs whose `column` (a time with an index) is at `time` or later, as a list from the
+    /// index: written as `s.mtime >= ?`, SQLite preferred walking every song in output order to
+    /// sorting the few a recent time selects ("recently added": 21 ms instead of 0.1 ms at
+    /// 100,000 songs). A time long past lists every song, a third slower than that walk.
+    private static func timeRange(_ column: String, since time: Int64) -> SQLFragment {
+        SQLFragment("s.id IN (SELECT id FROM song WHERE \(column) >= ?)", [time])
     }
 
     private static func negate(_ fragment: SQLFragment, if negated: Bool) -> SQLFragment {

@@ -139,6 +139,14 @@ enum Schema {
                 CREATE INDEX playlistFile_ord ON playlistFile(ord);
                 """)
         }
+        migrator.registerMigration("v5") { db in
+            // "Recently added" views ask for `added-since` (or `modified-since`) a recent
+            // time: a handful of songs, which without these indexes took a test of every song.
+            try db.execute(sql: """
+                CREATE INDEX song_added ON song(added);
+                CREATE INDEX song_mtime ON song(mtime);
+                """)
+        }
         return migrator
     }
 
