@@ -18,8 +18,15 @@ extension MediaLibrary {
             if let sort = selection.sort {
                 ids = try Self.sortedIDs(db, condition, sort)
             } else {
-                ids = try Int64.fetchAll(db, sql: "SELECT s.id FROM song s WHERE \(condition.sql) ORDER BY s.ord",
+                // A window in database order is SQLite's to cut: it keeps the first END ids it
+                // sorts instead of every match (a client paging through a broad search).
+                var limit = ""
+                if let window = selection.window, let end = window.end {
+                    limit = " LIMIT \(max(0, end - window.start)) OFFSET \(window.start)"
+                }
+                ids = try Int64.fetchAll(db, sql: "SELECT s.id FROM song s WHERE \(condition.sql) ORDER BY s.ord\(limit)",
                                          arguments: StatementArguments(condition.arguments))
+                if !limit.isEmpty { return ids }
             }
             if let window = selection.window {
                 let start = min(window.start, ids.count)
