@@ -24,7 +24,7 @@ struct SongURITests {
     func pagesCoverEverySongOnceInDatabaseOrder(limit: Int) async throws {
         let (library, test) = try library(mixedSongs)
         defer { test.remove() }
-        // Renumber as a scan would, with one tie: two songs at one place (new, not yet renumbered).
+        // Number the songs as a scan would, with one tie (which a scan never leaves).
         try await test.store.pool.write { db in
             try db.execute(sql: "UPDATE song SET ord = 100 - id")
             try db.execute(sql: "UPDATE song SET ord = 50 WHERE uri IN ('2.mp3', '5.mp3')")

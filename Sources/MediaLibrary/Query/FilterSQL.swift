@@ -148,7 +148,7 @@ enum FilterSQL {
     /// The songs whose `column` (a time with an index) is at `time` or later, as a list from the
     /// index: written as `s.mtime >= ?`, SQLite preferred walking every song in output order to
     /// sorting the few a recent time selects ("recently added": 21 ms instead of 0.1 ms at
-    /// 100,000 songs). A time long past lists every song, a third slower than that walk.
+    /// 100,000 songs). A time long past lists every song, half again the time of that walk.
     private static func timeRange(_ column: String, since time: Int64) -> SQLFragment {
         SQLFragment("s.id IN (SELECT id FROM song WHERE \(column) >= ?)", [time])
     }

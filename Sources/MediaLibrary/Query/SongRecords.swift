@@ -57,8 +57,9 @@ extension MediaLibrary {
         }
     }
 
-    /// A place in the database's song order: `ord`, and the id to order songs of equal `ord`
-    /// (new songs until the scan renumbers them).
+    /// A place in the database's song order: `ord`, and the id. A scan numbers `ord` afresh
+    /// in the transaction that writes the songs, so no two share one; the id keeps the order
+    /// total anyway, and a page boundary exact, should they.
     public typealias SongPosition = (ord: Int64, id: Int64)
 
     /// `file: URI` lines for up to `limit` songs of the whole database, in its order, after
