@@ -118,7 +118,8 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Playback", "Zeroconf", "MPDProtocol", .product(name: "NIOPosix", package: "swift-nio"),
+                "Server", "Playback", "Zeroconf", "MPDProtocol", "MediaLibrary",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

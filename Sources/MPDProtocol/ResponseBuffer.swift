@@ -54,7 +54,33 @@ public struct ResponseBuffer: Sendable {
 
     /// Appends `key: value\n` for an integer value.
     public mutating func append(_ key: String, _ value: some BinaryInteger) {
-        append(key, String(value))
+        guard let number = Int64(exactly: value) else { return append(key, String(value)) }
+        // Digits written in place, not through a String: a queue listing prints two or three
+        // numbers a song.
+        withUnsafeTemporaryAllocation(byteCount: Self.decimalWidth, alignment: 1) { digits in
+            let start = Self.writeDecimal(number, endingAt: digits.count, in: digits)
+            append(key, bytes: UnsafeRawBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
+    /// The most bytes ``writeDecimal(_:endingAt:in:)`` writes: `-9223372036854775808`.
+    public static let decimalWidth = 20
+
+    /// Writes `value` in decimal into `buffer` so that it ends just before `end`, and returns
+    /// where it starts. `buffer` must have room for ``decimalWidth`` bytes before `end`.
+    public static func writeDecimal(_ value: Int64, endingAt end: Int, in buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var magnitude = value.magnitude
+        var start = end
+        repeat {
+            start -= 1
+            buffer[start] = UInt8(truncatingIfNeeded: 0x30 + magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        if value < 0 {
+            start -= 1
+            buffer[start] = UInt8(ascii: "-")
+        }
+        return start
     }
 
     /// Appends a binary chunk: `binary: N\n`, the N bytes, and a newline.

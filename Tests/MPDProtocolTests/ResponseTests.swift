@@ -41,6 +41,23 @@ struct ResponseTests {
         #expect(response.count == 0)
     }
 
+    @Test("integers as String(describing:) prints them, from zero to the extremes of each width")
+    func integers() {
+        var response = ResponseBuffer()
+        var expected = ""
+        func check<T: BinaryInteger>(_ value: T) {
+            response.append("n", value)
+            expected += "n: \(value)\n"
+        }
+        for value in [0, 7, 9, 10, 42, 99, 100, 12_345, -1, -10, -987_654_321] { check(value) }
+        check(Int64.max)
+        check(Int64.min)
+        check(UInt64.max)  // beyond Int64: the String path
+        check(UInt8(255))
+        check(Int32.min)
+        #expect(String(decoding: response.bytes.readableBytesView, as: UTF8.self) == expected)
+    }
+
     @Test("lines with carriage returns, empty and non-ASCII values, beyond the first capacity")
     func responseBufferLines() {
         var response = ResponseBuffer()

@@ -1,3 +1,6 @@
+import MediaLibrary
+import MPDProtocol
+import NIOCore
 import Testing
 
 @testable import Server
@@ -16,5 +19,18 @@ struct SongPrinterTests {
         }
         #expect(SongPrinter.timestamp(951_782_400) == "2000-02-29T00:00:00Z")
         #expect(SongPrinter.timestamp(-1) == "1969-12-31T23:59:59Z")
+    }
+
+    @Test("a song block's Time and duration, as threeDecimals formats them, and its timestamps")
+    func durations() {
+        for duration in [0, 0.0005, 0.001, 0.999, 1, 1.0715, 59.9999, 123.4, 3_599.5, 86_400.25, 1e9 + 0.5] {
+            let song = Song(uri: "a.mp3", lastModified: 1_600_000_000, added: -1, audioFormat: nil, duration: duration, tags: [])
+            var response = ResponseBuffer()
+            SongPrinter.write(song, tags: .all, to: &response)
+            let milliseconds = Int64((duration * 1000).rounded(.down))
+            let expected = "file: a.mp3\nLast-Modified: 2020-09-13T12:26:40Z\nAdded: 1969-12-31T23:59:59Z\n"
+                + "Time: \((milliseconds + 500) / 1000)\nduration: \(SongPrinter.threeDecimals(duration))\n"
+            #expect(String(decoding: response.bytes.readableBytesView, as: UTF8.self) == expected, "\(duration)")
+        }
     }
 }

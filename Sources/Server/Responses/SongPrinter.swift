@@ -16,8 +16,8 @@ enum SongPrinter {
         if let range {
             response.append("Range", threeDecimals(range.start) + "-" + (range.end.map(threeDecimals) ?? ""))
         }
-        response.append("Last-Modified", timestamp(song.lastModified))
-        response.append("Added", timestamp(song.added))
+        appendTimestamp("Last-Modified", song.lastModified, to: &response)
+        appendTimestamp("Added", song.added, to: &response)
         if let format = song.audioFormat { response.append("Format", format) }
         for tag in song.tags where tags.contains(tag.type) {
             response.append(tag.type.name, tag.value)
@@ -43,7 +43,18 @@ enum SongPrinter {
         // MPD rounds the milliseconds to whole seconds for the legacy `Time`.
         let milliseconds = Int64((duration * 1000).rounded(.down))
         response.append("Time", (milliseconds + 500) / 1000)
-        response.append("duration", threeDecimals(duration))
+        guard milliseconds >= 0 else { return response.append("duration", threeDecimals(duration)) }
+        // ``threeDecimals(_:)``'s text written in place: every song block prints one.
+        withUnsafeTemporaryAllocation(byteCount: ResponseBuffer.decimalWidth + 4, alignment: 1) { text in
+            var fraction = milliseconds % 1000
+            for index in stride(from: text.count - 1, through: text.count - 3, by: -1) {
+                text[index] = UInt8(truncatingIfNeeded: 0x30 + fraction % 10)
+                fraction /= 10
+            }
+            text[text.count - 4] = UInt8(ascii: ".")
+            let start = ResponseBuffer.writeDecimal(milliseconds / 1000, endingAt: text.count - 4, in: text)
+            response.append("duration", bytes: UnsafeRawBufferPointer(rebasing: text[start...]))
+        }
     }
 
     /// `key: TIME` with the time formatted in place.
@@ -60,13 +71,13 @@ enum SongPrinter {
     /// `directory: PATH` and its `Last-Modified`.
     static func write(_ directory: LibraryDirectory, to response: inout ResponseBuffer) {
         response.append("directory", directory.path)
-        response.append("Last-Modified", timestamp(directory.lastModified))
+        appendTimestamp("Last-Modified", directory.lastModified, to: &response)
     }
 
     /// `playlist: URI` and its `Last-Modified`.
     static func write(_ playlist: PlaylistFile, to response: inout ResponseBuffer) {
         response.append("playlist", playlist.uri)
-        response.append("Last-Modified", timestamp(playlist.lastModified))
+        appendTimestamp("Last-Modified", playlist.lastModified, to: &response)
     }
 
     /// A time as MPD prints it: `YYYY-MM-DDTHH:MM:SSZ` in UTC.
