@@ -114,12 +114,16 @@ extension TagColumnCacheTests {
             try library.read { try cache.columns([tag], $0).columns[0] }
         }
         let roomy = TagColumnCache()
+        #expect(!roomy.holds([.artist]))
         let sizes = try [TagType.artist, .album, .genre].map { try build($0, roomy).footprint }
         #expect(Set(roomy.keptTags) == [.artist, .album, .genre])
+        #expect(roomy.holds([.genre, .artist]) && roomy.holds([]))
+        #expect(!roomy.holds([.album, .title]))
 
         let tight = TagColumnCache(budget: sizes[1] + sizes[2])
         for tag in [TagType.artist, .album, .genre] { _ = try build(tag, tight) }
         #expect(tight.keptTags == [.genre, .album])
+        #expect(!tight.holds([.artist]))
         // A column used again becomes the most recently used.
         _ = try build(.album, tight)
         #expect(tight.keptTags == [.album, .genre])
@@ -128,6 +132,9 @@ extension TagColumnCacheTests {
         let rows = try library.read { try MediaLibrary.combinations($0, nil, levels: [.albumArtist, .album], cache: none) }
         #expect(rows == [["", ""], ["A", "Al2"], ["B", "Al1"], ["B", "Al2"], ["X", "Al1"], ["a", "Äl"]])
         #expect(none.keptTags.isEmpty)
+        #expect(!none.holds([.album]))
+        roomy.removeAll()
+        #expect(!roomy.holds([.artist]) && !roomy.holds([]))
     }
 }
 

@@ -19,9 +19,10 @@ extension MediaLibrary {
     public func list(_ selection: ListSelection, subject: TagType) async throws -> [[String]] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition)
-        let rows: [[String]] = try await store.read(mayScan: selection.filter.map(FilterSQL.mayScan) ?? false) { db in
+        let levels = selection.groups.reversed() + [subject]
+        let rows: [[String]] = try await store.read(mayScan: mayScan(selection.filter, levels)) { db in
             if let filter = selection.filter { try Self.validateBase(db, filter) }
-            return try Self.combinations(db, condition, levels: selection.groups.reversed() + [subject], cache: store.tagColumns)
+            return try Self.combinations(db, condition, levels: levels, cache: store.tagColumns)
         }
         guard let window = selection.window else { return rows }
         return Self.windowed(rows, window)
@@ -79,12 +80,20 @@ extension MediaLibrary {
         }
     }
 
+    /// Whether a grouping over `levels` may read every song: through its filter, or, without
+    /// one, to build the columns it needs (27 ms at 100,000 songs, after each change), or to
+    /// count every song (no levels).
+    private func mayScan(_ filter: FilterExpression?, _ levels: [TagType]) -> Bool {
+        guard let filter else { return levels.isEmpty || !store.tagColumns.holds(levels) }
+        return FilterSQL.mayScan(filter)
+    }
+
     /// `count`: the number and total duration of the matching songs, per value of the group tag
     /// when there is one (sorted by bytes; an empty value for songs without it).
     public func count(_ selection: CountSelection) async throws -> [CountGroup] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition)
-        return try await store.read(mayScan: selection.filter.map(FilterSQL.mayScan) ?? false) { db in
+        return try await store.read(mayScan: mayScan(selection.filter, selection.group.map { [$0] } ?? [])) { db in
             if let filter = selection.filter { try Self.validateBase(db, filter) }
             guard let group = selection.group else {
                 let condition = condition ?? .alwaysTrue

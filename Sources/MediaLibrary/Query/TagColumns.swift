@@ -82,6 +82,14 @@ final class TagColumnCache: Sendable {
     /// The tags of the columns kept, most recently used first.
     var keptTags: [TagType] { state.withLock { $0.columns.map(\.tag) } }
 
+    /// Whether the columns of `levels` are kept (for the newest state of the database the
+    /// cache has seen): if not, the next ``columns(_:_:)`` reads every song to build them.
+    func holds(_ levels: [TagType]) -> Bool {
+        state.withLock { state in
+            state.durations != nil && levels.allSatisfy { tag in state.columns.contains { $0.tag == tag } }
+        }
+    }
+
     /// The columns of `levels`, in that order, and every song's duration (0 when unknown), as of
     /// the database state `db` reads; builds what is missing.
     func columns(_ levels: [TagType], _ db: Database) throws -> (columns: [TagColumn], durations: [Double]) {
