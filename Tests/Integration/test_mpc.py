@@ -356,15 +356,24 @@ def test_without_an_enabled_output_the_player_pauses_with_an_error(mpc_server):
                               if mpc_server.kind == "mpd" else [])
         assert c.command(command) in allowed
 
+    def error_shown(c, what, song=None):
+        status = wait_status(c, lambda s: "error" in s and (song is None or s["song"] == song), what=what)
+        if mpc_server.kind == "mpd":
+            # MPD's player thread publishes the error before its main thread pauses, so a
+            # status between the two shows `state: play` with the error. Tonearm's first
+            # status with the error must already say pause.
+            status = wait_status(c, lambda s: s["state"] == "pause" and "error" in s, what="MPD to pause")
+        return status
+
     for uri in (LONG, LONG):
         mpc_out(mpc_server, "add", uri)
     with mpc_server.connect() as c:
         assert mpc_out(mpc_server, "disable", "1") == "Output 1 (null) is disabled\n"
         start(c, "play 0")
-        paused = wait_status(c, lambda s: "error" in s, what="an error")
+        paused = error_shown(c, "an error")
         assert (paused["state"], paused["song"], paused["error"]) == ("pause", "0", "All audio outputs are disabled")
         start(c, "next")
-        paused = wait_status(c, lambda s: s["song"] == "1" and "error" in s, what="the next song")
+        paused = error_shown(c, "the next song", song="1")
         assert (paused["state"], paused.get("error")) == ("pause", "All audio outputs are disabled")
         mpc_out(mpc_server, "enable", "1")
         assert c.command("play") == ["OK"]
@@ -373,7 +382,7 @@ def test_without_an_enabled_output_the_player_pauses_with_an_error(mpc_server):
 
         # The last output disabled under a playing song.
         assert mpc_out(mpc_server, "disable", "1") == "Output 1 (null) is disabled\n"
-        paused = wait_status(c, lambda s: "error" in s, what="an error")
+        paused = error_shown(c, "an error")
         assert (paused["state"], paused["song"], paused["error"]) == ("pause", "1", "Failed to open audio output")
         assert mpc_out(mpc_server, "status").endswith(STATUS + "ERROR: Failed to open audio output\n")
         mpc_out(mpc_server, "enable", "1")
