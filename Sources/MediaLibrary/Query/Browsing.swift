@@ -1,5 +1,5 @@
 import GRDB
-import MPDProtocol
+public import MPDProtocol
 
 extension MediaLibrary {
     /// The song at `uri`, or `nil`.
@@ -10,7 +10,7 @@ extension MediaLibrary {
     }
 
     /// One page of the walk below the directory `path`, in MPD's order: entries after walk
-    /// position `cursor` (0 to start), at most about `limit` of them.
+    /// position `cursor` (0 to start), at most `limit` of them.
     /// - Parameters:
     ///   - recursive: the whole subtree, led by the directory itself unless it is the root
     ///     (`listall`), or only the directory's own entries (`lsinfo`).
@@ -25,40 +25,108 @@ extension MediaLibrary {
         limit: Int
     ) async throws -> (entries: [LibraryEntry], next: Int64?)? {
         try store.read { db in
-            guard let directory = try LibraryStore.directory(db, path: path) else { return nil }
-            let start = max(cursor, directory.ord)
-            // A directory's own entries are those with it as parent; its subtree is an ord range.
-            let values = (recursive ? [start, directory.ordEnd] : [start, directory.ordEnd, directory.id]).map(\.databaseValue)
-            var entries: [(Int64, LibraryEntry)] = []
-            // MPD's recursive walk visits the directory itself first; its printer leaves out
-            // only the root. Its position is before its subtree's, so it leads the first page.
-            if recursive && cursor < directory.ord {
-                entries.append((directory.ord, .directory(directory.directory)))
-            }
-            let sql = { (kind: WalkQuery.Kind) in WalkQuery.sql(kind, recursive: recursive, limit: limit) }
-            // Raw rows: GRDB's `Row` copied each row with its column names, most of the time
-            // of a `listall`.
-            try RawRow.forEach(db, sql(.directories), arguments: values, cached: true) { row in
-                entries.append((row.int64(0), .directory(LibraryDirectory(path: row.string(1), lastModified: row.int64(2)))))
-            }
-            try RawRow.forEach(db, sql(.playlists), arguments: values, cached: true) { row in
-                entries.append((row.int64(0), .playlist(PlaylistFile(uri: row.string(1), lastModified: row.int64(2)))))
-            }
-            if details {
-                try RawRow.forEach(db, sql(.songs), arguments: values, cached: true) { row in
-                    entries.append((row.int64(0), .song(LibraryStore.song(row, from: 1))))
-                }
-            } else {
-                try RawRow.forEach(db, sql(.songURIs), arguments: values, cached: true) { row in
-                    entries.append((row.int64(0), .song(Song(uri: row.string(1), lastModified: 0, added: 0, audioFormat: nil, duration: nil, tags: []))))
+            var entries: [LibraryEntry] = []
+            let walked = try Self.forEachWalkRow(db, path, recursive: recursive, details: details, after: cursor, limit: limit) { row in
+                switch row {
+                case .directory(let path, let lastModified):
+                    entries.append(.directory(LibraryDirectory(path: String(decoding: path, as: UTF8.self), lastModified: lastModified)))
+                case .playlist(let uri, let lastModified):
+                    entries.append(.playlist(PlaylistFile(uri: String(decoding: uri, as: UTF8.self), lastModified: lastModified)))
+                case .song(let record):
+                    entries.append(.song(Song(record)))
+                case .songURI(let uri):
+                    entries.append(.song(Song(uri: String(decoding: uri, as: UTF8.self), lastModified: 0, added: 0,
+                                              audioFormat: nil, duration: nil, tags: [])))
                 }
             }
-            entries.sort { $0.0 < $1.0 }
-            let page = entries.prefix(limit)
-            let next = entries.count > limit || page.count == limit ? page.last?.0 : nil
-            return (page.map(\.1), next)
+            return walked.found ? (entries, walked.next) : nil
         }
     }
+
+    /// ``walk(_:recursive:details:after:limit:)`` for printing: `body` writes each entry into
+    /// the page's buffer straight from SQLite's row, with no ``Song`` or string built (half the
+    /// time of a 30 MB `listallinfo`).
+    /// - Returns: the page's lines and the cursor for the next page, or `nil` when the directory
+    ///   does not exist.
+    public func writeWalk(
+        _ path: String,
+        recursive: Bool,
+        details: Bool,
+        after cursor: Int64,
+        limit: Int,
+        _ body: (WalkRow, inout ResponseBuffer) -> Void
+    ) async throws -> (lines: ResponseBuffer, next: Int64?)? {
+        try store.read { db in
+            var buffer = ResponseBuffer()
+            let walked = try Self.forEachWalkRow(db, path, recursive: recursive, details: details, after: cursor, limit: limit) { row in
+                body(row, &buffer)
+            }
+            return walked.found ? (buffer, walked.next) : nil
+        }
+    }
+
+    /// Merges the walk's three queries (directories, playlists, songs; each in walk order) into
+    /// one page in walk order, calling `body` with each row. Returns whether there is a
+    /// directory at `path`, and the position to go on from (`nil` at the end).
+    private static func forEachWalkRow(
+        _ db: Database,
+        _ path: String,
+        recursive: Bool,
+        details: Bool,
+        after cursor: Int64,
+        limit: Int,
+        _ body: (WalkRow) throws -> Void
+    ) throws -> (found: Bool, next: Int64?) {
+        guard let directory = try LibraryStore.directory(db, path: path) else { return (false, nil) }
+        var count = 0
+        var last: Int64?
+        // MPD's recursive walk visits the directory itself first; its printer leaves out only
+        // the root. Its position is before its subtree's, so it leads the first page.
+        if recursive && cursor < directory.ord && limit > 0 {
+            var own = directory.directory.path
+            try own.withUTF8 { try body(.directory(path: UnsafeRawBufferPointer($0), lastModified: directory.directory.lastModified)) }
+            count = 1
+            last = directory.ord
+        }
+        // A directory's own entries are those with it as parent; its subtree is an ord range.
+        let start = max(cursor, directory.ord)
+        let values = (recursive ? [start, directory.ordEnd] : [start, directory.ordEnd, directory.id]).map(\.databaseValue)
+        let kinds: [WalkQuery.Kind] = [.directories, .playlists, details ? .songs : .songURIs]
+        var queries = try kinds.map { try RawCursor(db, WalkQuery.sql($0, recursive: recursive, limit: limit), values) }
+        defer { for query in queries { query.reset() } }
+        while count < limit {
+            // The query whose current row comes first in the walk.
+            var next: Int?
+            for index in queries.indices where queries[index].hasRow {
+                if next.map({ queries[index].row.int64(0) < queries[$0].row.int64(0) }) ?? true { next = index }
+            }
+            guard let index = next else { break }
+            let row = queries[index].row
+            switch kinds[index] {
+            case .directories: try body(.directory(path: row.blob(1), lastModified: row.int64(2)))
+            case .playlists: try body(.playlist(uri: row.blob(1), lastModified: row.int64(2)))
+            case .songs: try body(.song(LibraryStore.record(row, from: 1)))
+            case .songURIs: try body(.songURI(row.blob(1)))
+            }
+            count += 1
+            last = row.int64(0)
+            try queries[index].step()
+        }
+        return (true, count == limit ? last : nil)
+    }
+}
+
+/// One entry of a walk as SQLite holds it: the byte views (UTF-8) are valid only inside the
+/// call that receives them.
+public enum WalkRow {
+    /// A directory: its path and modification time.
+    case directory(path: UnsafeRawBufferPointer, lastModified: Int64)
+    /// A playlist file: its URI and modification time.
+    case playlist(uri: UnsafeRawBufferPointer, lastModified: Int64)
+    /// A song with its tags (a walk with details).
+    case song(SongRecord)
+    /// A song's URI (a walk without details).
+    case songURI(UnsafeRawBufferPointer)
 }
 
 /// The SQL of ``MediaLibrary/walk(_:recursive:details:after:limit:)``: one page of one kind of

@@ -29,6 +29,17 @@ public struct SongRecord {
     }
 }
 
+extension Song {
+    /// The song a record holds, copied out of SQLite's row.
+    init(_ record: SongRecord) {
+        self.init(
+            uri: String(decoding: record.uri, as: UTF8.self), lastModified: record.lastModified, added: record.added,
+            audioFormat: record.audioFormat.map { String(decoding: $0, as: UTF8.self) }, duration: record.duration,
+            tags: PackedTags.decode(record.packedTags)
+        )
+    }
+}
+
 extension MediaLibrary {
     /// Runs `body` on the records of the songs with these ids, in the order given (ids with no
     /// song are skipped), inside one read, and returns what `body` wrote into a new buffer.
@@ -85,11 +96,12 @@ extension MediaLibrary {
 }
 
 extension LibraryStore {
-    /// The record in a row of ``songColumns``.
-    static func record(_ row: RawRow) -> SongRecord {
+    /// The record in a row of ``songColumns`` starting at column `first`.
+    static func record(_ row: RawRow, from first: Int32 = 0) -> SongRecord {
         SongRecord(
-            uri: row.blob(0), lastModified: row.int64(1), added: row.int64(2),
-            audioFormat: row.isNull(3) ? nil : row.blob(3), duration: row.double(4), packedTags: row.blob(5)
+            uri: row.blob(first), lastModified: row.int64(first + 1), added: row.int64(first + 2),
+            audioFormat: row.isNull(first + 3) ? nil : row.blob(first + 3), duration: row.double(first + 4),
+            packedTags: row.blob(first + 5)
         )
     }
 

@@ -74,3 +74,38 @@ struct RawRow {
         }
     }
 }
+
+/// A compiled statement stepped by hand, for reading several queries side by side (a walk
+/// merges three): ``row`` is the current row while ``hasRow``.
+struct RawCursor {
+    private let db: Database
+    private let statement: Statement
+    /// Whether the statement stands on a row.
+    private(set) var hasRow = false
+
+    /// Runs the connection's cached statement for `sql` with `arguments` up to its first row.
+    init(_ db: Database, _ sql: String, _ arguments: [DatabaseValue]) throws {
+        self.db = db
+        statement = try db.cachedStatement(sql: sql)
+        try statement.setArguments(StatementArguments(arguments))
+        try step()
+    }
+
+    /// The current row: valid until the next ``step()``.
+    var row: RawRow { RawRow(handle: statement.sqliteStatement) }
+
+    /// Moves to the next row; ``hasRow`` is `false` past the last.
+    /// - Throws: the SQLite error that ended the statement.
+    mutating func step() throws {
+        let code = sqlite3_step(statement.sqliteStatement)
+        guard code == SQLITE_ROW || code == SQLITE_DONE else {
+            hasRow = false
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
+        }
+        hasRow = code == SQLITE_ROW
+    }
+
+    /// Ends the run, so that the cached statement holds no read open.
+    func reset() { sqlite3_reset(statement.sqliteStatement) }
+}
+

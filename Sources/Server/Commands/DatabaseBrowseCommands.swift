@@ -86,30 +86,29 @@ enum DatabaseBrowseCommands {
         var cursor: Int64 = 0
         let tags = invocation.visibleTags
         while true {
-            guard let page = try await library.walk(uri, recursive: recursive, details: details, after: cursor, limit: details ? pageSize : namePageSize)
-            else { return false }
-            for entry in page.entries {
-                switch entry {
-                case .directory(let directory):
+            let limit = details ? pageSize : namePageSize
+            guard let page = try await library.writeWalk(uri, recursive: recursive, details: details, after: cursor, limit: limit, { row, lines in
+                switch row {
+                case .directory(let path, let lastModified):
                     if details {
-                        SongPrinter.write(directory, to: &invocation.response)
+                        SongPrinter.writeDirectory(path, lastModified: lastModified, to: &lines)
                     } else {
-                        invocation.response.append("directory", directory.path)
+                        lines.append("directory", bytes: path)
                     }
-                case .song(let song):
+                case .playlist(let uri, let lastModified):
                     if details {
-                        SongPrinter.write(song, tags: tags, to: &invocation.response)
+                        SongPrinter.writePlaylist(uri, lastModified: lastModified, to: &lines)
                     } else {
-                        invocation.response.append("file", song.uri)
+                        lines.append("playlist", bytes: uri)
                     }
-                case .playlist(let playlist):
-                    if details {
-                        SongPrinter.write(playlist, to: &invocation.response)
-                    } else {
-                        invocation.response.append("playlist", playlist.uri)
-                    }
+                case .song(let record):
+                    SongPrinter.write(record, tags: tags, to: &lines)
+                case .songURI(let uri):
+                    lines.append("file", bytes: uri)
                 }
-            }
+            })
+            else { return false }
+            invocation.response.append(contentsOf: page.lines)
             try await invocation.flushIfLarge()
             guard let next = page.next else { return true }
             cursor = next

@@ -68,16 +68,16 @@ enum SongPrinter {
         }
     }
 
-    /// `directory: PATH` and its `Last-Modified`.
-    static func write(_ directory: LibraryDirectory, to response: inout ResponseBuffer) {
-        response.append("directory", directory.path)
-        appendTimestamp("Last-Modified", directory.lastModified, to: &response)
+    /// `directory: PATH` and its `Last-Modified`, from the path's UTF-8 bytes.
+    static func writeDirectory(_ path: UnsafeRawBufferPointer, lastModified: Int64, to response: inout ResponseBuffer) {
+        response.append("directory", bytes: path)
+        appendTimestamp("Last-Modified", lastModified, to: &response)
     }
 
-    /// `playlist: URI` and its `Last-Modified`.
-    static func write(_ playlist: PlaylistFile, to response: inout ResponseBuffer) {
-        response.append("playlist", playlist.uri)
-        appendTimestamp("Last-Modified", playlist.lastModified, to: &response)
+    /// `playlist: URI` and its `Last-Modified`, from the URI's UTF-8 bytes.
+    static func writePlaylist(_ uri: UnsafeRawBufferPointer, lastModified: Int64, to response: inout ResponseBuffer) {
+        response.append("playlist", bytes: uri)
+        appendTimestamp("Last-Modified", lastModified, to: &response)
     }
 
     /// A time as MPD prints it: `YYYY-MM-DDTHH:MM:SSZ` in UTC.
