@@ -1,5 +1,5 @@
-"""Listings longer than one database read: Tonearm fetches a walk in pages (200 song blocks,
-1,000 names) merged from its directories, playlist files and songs; here the pages must join
+"""Listings longer than one database read: Tonearm fetches a walk in pages (64 KiB of output
+or 1,000 entries) merged from its directories, playlist files and songs; here the pages must join
 without a gap or a repeat, in MPD's order. Tonearm and Debian's MPD run on the same generated
 folder and their answers are compared line for line (without 0.24's `Added:`)."""
 import shutil
@@ -16,8 +16,8 @@ from support.servers import MPDServer, TonearmServer  # noqa: E402
 
 @pytest.fixture(scope="module")
 def wide_servers(tmp_path_factory):
-    """Tonearm and MPD on a folder of 1,690 untagged songs: 450 in one folder (three pages of
-    song blocks for `lsinfo`), 40 folders of 30 under another, a playlist file in every fifth
+    """Tonearm and MPD on a folder of 2,440 untagged songs: 1,200 in one folder (three pages of
+    song blocks for `lsinfo`, two of names for `listall`), 40 folders of 30 under another, a playlist file in every fifth
     folder and at the root; and 40 more songs at the root (before any folder in the walk)."""
     root = tmp_path_factory.mktemp("wide")
     music = root / "music"
@@ -29,8 +29,8 @@ def wide_servers(tmp_path_factory):
     (music / "top.m3u").write_text("r000.mp3\n")
     flat = music / "flat"
     flat.mkdir()
-    for i in range(450):
-        shutil.copy(one, flat / f"s{i:03}.mp3")
+    for i in range(1200):
+        shutil.copy(one, flat / f"s{i:04}.mp3")
     for d in range(40):
         folder = music / "many" / f"d{d:02}"
         folder.mkdir(parents=True)
@@ -54,7 +54,7 @@ def wide_servers(tmp_path_factory):
 
 
 @pytest.mark.parametrize("command", [
-    "listall", "listallinfo", "lsinfo flat", "lsinfo", "listall many", "listallinfo many/d07", "lsinfo many",
+    "listall", "listallinfo", "lsinfo flat", "listall flat", "lsinfo", "listall many", "listallinfo many/d07", "lsinfo many",
     "list file",
 ])
 def test_long_walks_match_mpd(wide_servers, command):

@@ -26,7 +26,8 @@ extension MediaLibrary {
     ) async throws -> (entries: [LibraryEntry], next: Int64?)? {
         try store.read { db in
             var entries: [LibraryEntry] = []
-            let walked = try Self.forEachWalkRow(db, path, recursive: recursive, details: details, after: cursor, limit: limit) { row in
+            let walked = try Self.forEachWalkRow(db, path, recursive: recursive, details: details, after: cursor, limit: limit,
+                                                 full: { false }) { row in
                 switch row {
                 case .directory(let path, let lastModified):
                     entries.append(.directory(LibraryDirectory(path: String(decoding: path, as: UTF8.self), lastModified: lastModified)))
@@ -45,7 +46,8 @@ extension MediaLibrary {
 
     /// ``walk(_:recursive:details:after:limit:)`` for printing: `body` writes each entry into
     /// the page's buffer straight from SQLite's row, with no ``Song`` or string built (half the
-    /// time of a 30 MB `listallinfo`).
+    /// time of a 30 MB `listallinfo`). The page also ends once the buffer holds `maximumBytes`:
+    /// entries range from a short name to a song block of dozens of lines.
     /// - Returns: the page's lines and the cursor for the next page, or `nil` when the directory
     ///   does not exist.
     public func writeWalk(
@@ -54,11 +56,13 @@ extension MediaLibrary {
         details: Bool,
         after cursor: Int64,
         limit: Int,
+        maximumBytes: Int,
         _ body: (WalkRow, inout ResponseBuffer) -> Void
     ) async throws -> (lines: ResponseBuffer, next: Int64?)? {
         try store.read { db in
             var buffer = ResponseBuffer()
-            let walked = try Self.forEachWalkRow(db, path, recursive: recursive, details: details, after: cursor, limit: limit) { row in
+            let walked = try Self.forEachWalkRow(db, path, recursive: recursive, details: details, after: cursor, limit: limit,
+                                                 full: { buffer.count >= maximumBytes }) { row in
                 body(row, &buffer)
             }
             return walked.found ? (buffer, walked.next) : nil
@@ -66,8 +70,9 @@ extension MediaLibrary {
     }
 
     /// Merges the walk's three queries (directories, playlists, songs; each in walk order) into
-    /// one page in walk order, calling `body` with each row. Returns whether there is a
-    /// directory at `path`, and the position to go on from (`nil` at the end).
+    /// one page in walk order, calling `body` with each row, until `limit` rows or `full()`.
+    /// Returns whether there is a directory at `path`, and the position to go on from (`nil`
+    /// at the end).
     private static func forEachWalkRow(
         _ db: Database,
         _ path: String,
@@ -75,6 +80,7 @@ extension MediaLibrary {
         details: Bool,
         after cursor: Int64,
         limit: Int,
+        full: () -> Bool,
         _ body: (WalkRow) throws -> Void
     ) throws -> (found: Bool, next: Int64?) {
         guard let directory = try LibraryStore.directory(db, path: path) else { return (false, nil) }
@@ -94,7 +100,12 @@ extension MediaLibrary {
         let kinds: [WalkQuery.Kind] = [.directories, .playlists, details ? .songs : .songURIs]
         var queries = try kinds.map { try RawCursor(db, WalkQuery.sql($0, recursive: recursive, limit: limit), values) }
         defer { for query in queries { query.reset() } }
+        var stopped = false
         while count < limit {
+            if full() {
+                stopped = true
+                break
+            }
             // The query whose current row comes first in the walk.
             var next: Int?
             for index in queries.indices where queries[index].hasRow {
@@ -112,7 +123,7 @@ extension MediaLibrary {
             last = row.int64(0)
             try queries[index].step()
         }
-        return (true, count == limit ? last : nil)
+        return (true, count == limit || stopped ? last : nil)
     }
 }
 

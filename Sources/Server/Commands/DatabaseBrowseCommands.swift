@@ -12,14 +12,14 @@ enum DatabaseBrowseCommands {
         CommandDefinition("lsinfo", permission: .read, arguments: .between(0, 1), handler: lsinfo),
     ]
 
-    /// How many entries one database read fetches while a listing streams: about 60 KiB of
-    /// song blocks, a millisecond of work, which the other sessions of the event loop wait
-    /// for at most before they are served (see ``CommandInvocation/flushIfLarge()``).
-    static let pageSize = 200
-    /// How many entries one read fetches when only names are printed (`listall`): a line
-    /// each, so as many bytes as ``pageSize`` song blocks take about five times the entries.
-    /// With 200, `listall` of 100,000 songs spent most of its time starting reads.
-    static let namePageSize = 1000
+    /// How much one database read prints while a listing streams: 64 KiB (about 200 song
+    /// blocks or 1,000 names), a millisecond of work, which the other sessions of the event
+    /// loop wait for at most before they are served (see ``CommandInvocation/flushIfLarge()``).
+    /// Counted in bytes, as an entry ranges from a name to a song block of dozens of lines:
+    /// pages of 200 entries took most of a `listall`'s time starting reads.
+    static let pageBytes = ResponseStream.flushThreshold
+    /// The most entries one read fetches.
+    static let pageEntries = 1000
 
     /// `lsinfo [URI]`: a directory's songs, playlists and subdirectories, or one song.
     static func lsinfo(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
@@ -86,8 +86,8 @@ enum DatabaseBrowseCommands {
         var cursor: Int64 = 0
         let tags = invocation.visibleTags
         while true {
-            let limit = details ? pageSize : namePageSize
-            guard let page = try await library.writeWalk(uri, recursive: recursive, details: details, after: cursor, limit: limit, { row, lines in
+            guard let page = try await library.writeWalk(uri, recursive: recursive, details: details, after: cursor,
+                                                         limit: pageEntries, maximumBytes: pageBytes, { row, lines in
                 switch row {
                 case .directory(let path, let lastModified):
                     if details {

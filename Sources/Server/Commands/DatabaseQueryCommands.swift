@@ -14,7 +14,7 @@ enum DatabaseQueryCommands {
     ]
 
     /// How many songs one database read fetches while a result streams (see
-    /// ``DatabaseBrowseCommands/pageSize``).
+    /// ``DatabaseBrowseCommands/pageBytes``).
     static let pageSize = 200
 
     /// `find FILTER [sort TYPE] [window START:END]`: matching songs, case-sensitively.
