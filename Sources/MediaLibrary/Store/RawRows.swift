@@ -108,4 +108,3 @@ struct RawCursor {
     /// Ends the run, so that the cached statement holds no read open.
     func reset() { sqlite3_reset(statement.sqliteStatement) }
 }
-
