@@ -114,12 +114,24 @@ def played_bytes(kind: str, workdir: Path, music: Path, config: str, commands: l
     return out.read_bytes()
 
 
+def mpd_replayed_the_last_song(workdir: Path, songs: list[str]) -> bool:
+    """Whether MPD's log says it played the queue's last song a second time at the end, which
+    Debian's MPD 0.23 now and then does (CI once saw `player: played "plain.flac"` twice after
+    the three songs of the gapless case, and 705,600 bytes where 529,200 were due)."""
+    log = workdir / "mpd" / "log"
+    marker = 'player: played "'
+    played = [line.split(marker, 1)[1].rstrip('"') for line in log.read_text().splitlines() if marker in line]
+    return played == songs + songs[-1:]
+
+
 @pytest.mark.parametrize("kind", ["tonearm", "mpd"])
 @pytest.mark.parametrize("name, config, commands, songs, factors", CASES, ids=[c[0] for c in CASES])
 def test_pipe_gets_the_scaled_samples(kind, music, tmp_path, name, config, commands, songs, factors):
     samples = [decoded(music / song) for song in songs]
     expected = mpd_scaled(samples, factors)
     got = played_bytes(kind, tmp_path, music, config, commands, songs, len(expected))
+    if kind == "mpd" and len(got) > len(expected) and mpd_replayed_the_last_song(tmp_path, songs):
+        got = got[:len(expected)]  # the first pass is the one MPD's scaling is compared with
     assert len(got) == len(expected), (len(got), len(expected))
     if got != expected:
         first = next(i for i in range(0, len(got), 2) if got[i:i + 2] != expected[i:i + 2]) // 2
