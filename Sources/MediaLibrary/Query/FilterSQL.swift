@@ -106,7 +106,7 @@ enum FilterSQL {
         switch expression {
         case .tag(let tag, let predicate):
             // A tag with fallbacks (AlbumArtist → Artist) is a union of index lookups, one per tag.
-            return !predicate.negated && ([tag] + TagFallback.chain(for: tag)).allSatisfy { isIndexed(predicate, tag: $0) }
+            return !predicate.negated && isIndexedWithFallbacks(predicate, tag: tag)
         case .uri(let predicate):
             return !predicate.negated && predicate.operator == .equals && !predicate.foldCase
         case .base(let directory):
@@ -128,7 +128,7 @@ enum FilterSQL {
         case .tag(let tag, let predicate):
             // An empty `==` tests each song for the tag instead of listing values.
             let missing = predicate.operator == .equals && predicate.value.isEmpty
-            return !missing && !([tag] + TagFallback.chain(for: tag)).allSatisfy { isIndexed(predicate, tag: $0) }
+            return !missing && !isIndexedWithFallbacks(predicate, tag: tag)
         case .anyTag:
             return true
         case .not(let inner):
@@ -138,6 +138,12 @@ enum FilterSQL {
         case .uri, .base, .audioFormat, .priorityAtLeast:
             return false
         }
+    }
+
+    /// ``isIndexed(_:tag:)`` for `tag` and every tag of its fallback chain, which the union
+    /// (``fallbackUnion(_:_:_:_:)``) looks up one by one.
+    private static func isIndexedWithFallbacks(_ predicate: StringPredicate, tag: TagType) -> Bool {
+        ([tag] + TagFallback.chain(for: tag)).allSatisfy { isIndexed(predicate, tag: $0) }
     }
 
     /// Whether the values matching `predicate` (negation aside) are found through an index.

@@ -68,11 +68,7 @@ final class LibraryStore: Sendable {
 
     /// The song in a row of ``songColumns`` starting at column `first`.
     static func song(_ row: RawRow, from first: Int32 = 0) -> Song {
-        Song(
-            uri: row.string(first), lastModified: row.int64(first + 1), added: row.int64(first + 2),
-            audioFormat: row.text(first + 3), duration: row.double(first + 4),
-            tags: PackedTags.decode(row.blob(first + 5))
-        )
+        Song(record(row, from: first))
     }
 
     /// The songs matching `condition` (on `song s`), in `order`, at most `limit`.

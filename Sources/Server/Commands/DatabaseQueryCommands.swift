@@ -32,17 +32,27 @@ enum DatabaseQueryCommands {
         let library = try invocation.server.requireLibrary()
         let ids = try await library.songIDs(selection)
         let tags = invocation.visibleTags
-        var start = 0
-        while start < ids.count {
-            let page = Array(ids[start..<min(start + pageSize, ids.count)])
-            start += page.count
-            let blocks = try await library.writeSongs(ids: page) { record, buffer in
+        try await printPages(&invocation, ids, size: pageSize) { page in
+            try await library.writeSongs(ids: page) { record, buffer in
                 SongPrinter.write(record, tags: tags, to: &buffer)
             }
-            invocation.response.append(contentsOf: blocks)
-            try await invocation.flushIfLarge()
         }
         return .ok
+    }
+
+    /// Prints the songs `ids` name in pages of `size`: `lines` reads one page's lines, which
+    /// are written (and the loop's other sessions let in) before the next page is read.
+    private static func printPages(
+        _ invocation: inout CommandInvocation, _ ids: [Int64], size: Int,
+        _ lines: ([Int64]) async throws -> ResponseBuffer
+    ) async throws {
+        var start = 0
+        while start < ids.count {
+            let page = Array(ids[start..<min(start + size, ids.count)])
+            start += page.count
+            invocation.response.append(contentsOf: try await lines(page))
+            try await invocation.flushIfLarge()
+        }
     }
 
     /// `count FILTER [group TAG]`: how many songs match and their total time.
@@ -108,13 +118,7 @@ enum DatabaseQueryCommands {
             return .ok
         }
         let ids = try await library.songIDs(DatabaseSelection(filter: filter))
-        var start = 0
-        while start < ids.count {
-            let page = Array(ids[start..<min(start + uriPageSize, ids.count)])
-            start += page.count
-            invocation.response.append(contentsOf: try await library.writeURIs(ids: page))
-            try await invocation.flushIfLarge()
-        }
+        try await printPages(&invocation, ids, size: uriPageSize) { page in try await library.writeURIs(ids: page) }
         return .ok
     }
 }
