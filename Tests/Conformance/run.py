@@ -26,8 +26,12 @@ always, 0.23 never) is dropped; Tests/Integration/test_player.py checks it.
 `--only-mpd` plays the sessions against MPD alone and prints its transcripts (to check that a
 session is deterministic: run it twice and compare).
 
-allowlist.txt lists intended differences: `SESSION: REASON`; an allowed session's difference is
-shown as "allowed" with its reason instead of failing.
+allowlist.txt lists intended differences line by line (its header describes the format): each
+entry names a session, the commands it applies to, and the lines that only MPD or only Tonearm
+sends there, with the reason. The transcripts are compared command by command; a session passes
+when every line that differs is explained by an entry, and an entry or pattern that explains
+nothing in the sessions that ran is reported as stale and fails the run, so that the list
+cannot outlive the differences it was written for.
 """
 import argparse
 import difflib
@@ -140,13 +144,82 @@ def play(session: Path, server) -> list[str]:
     return transcript
 
 
-def read_allowlist() -> dict[str, str]:
-    allowed = {}
-    for line in (HERE / "allowlist.txt").read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            name, reason = line.split(":", 1)
-            allowed[name.strip()] = reason.strip()
-    return allowed
+class Allowance:
+    """One entry of allowlist.txt: in SESSION, after commands matching `after`, lines matching
+    a `mpd:` pattern may appear only in MPD's transcript and lines matching a `tonearm:`
+    pattern only in Tonearm's."""
+
+    def __init__(self, session: str, reason: str, origin: str):
+        self.session, self.reason, self.origin = session, reason, origin
+        self.after = re.compile(".*")
+        self.patterns: list[tuple[str, re.Pattern]] = []  # (side, line pattern)
+        self.used: set[int] = set()  # indexes of the patterns that explained a line
+
+    def explains(self, session: str, command: str, side: str, line: str) -> bool:
+        if session != self.session or not self.after.fullmatch(command):
+            return False
+        for index, (pattern_side, pattern) in enumerate(self.patterns):
+            if pattern_side == side and pattern.fullmatch(line):
+                self.used.add(index)
+                return True
+        return False
+
+
+def read_allowlist(path: Path = HERE / "allowlist.txt") -> list[Allowance]:
+    """Parses the entries: `[SESSION] REASON` opens one; indented `after: REGEX`, `mpd: REGEX`
+    and `tonearm: REGEX` lines follow (each REGEX must match a whole line, without the two
+    spaces that indent response lines in a transcript)."""
+    entries: list[Allowance] = []
+    for number, raw in enumerate(path.read_text().splitlines(), start=1):
+        line = raw.rstrip()
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        origin = f"{path.name}:{number}"
+        if line.startswith("["):
+            session, _, reason = line[1:].partition("]")
+            if not reason.strip():
+                raise ValueError(f"{origin}: an entry needs a reason after [{session}]")
+            entries.append(Allowance(session.strip(), reason.strip(), origin))
+            continue
+        key, _, pattern = line.strip().partition(": ")
+        if not entries or key not in ("after", "mpd", "tonearm") or not pattern:
+            raise ValueError(f"{origin}: cannot read {raw!r}")
+        if key == "after":
+            entries[-1].after = re.compile(pattern)
+        else:
+            entries[-1].patterns.append((key, re.compile(pattern)))
+    return entries
+
+
+def segments(transcript: list[str]) -> list[tuple[str, list[str]]]:
+    """The transcript cut before each line sent, as (that line, the lines after it)."""
+    parts: list[tuple[str, list[str]]] = [("", [])]
+    for line in transcript:
+        if line.startswith("> ") or line.startswith("[") and " greeting: " in line:
+            parts.append((line, []))
+        else:
+            parts[-1][1].append(line)
+    return parts
+
+
+def unexplained(session: str, expected: list[str], actual: list[str], allowances: list[Allowance]) -> list[str]:
+    """The differences between the transcripts that no allowance explains, as diff lines."""
+    problems: list[str] = []
+    ours, theirs = segments(expected), segments(actual)
+    if [header for header, _ in ours] != [header for header, _ in theirs]:
+        return list(difflib.unified_diff(expected, actual, "mpd", "tonearm", lineterm=""))
+    for (header, mpd_lines), (_, tonearm_lines) in zip(ours, theirs):
+        command = header.removeprefix("> ")
+        matcher = difflib.SequenceMatcher(a=mpd_lines, b=tonearm_lines, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            lines = [("mpd", "-", line) for line in mpd_lines[i1:i2]] + \
+                    [("tonearm", "+", line) for line in tonearm_lines[j1:j2]]
+            for side, sign, line in lines:
+                if not any(a.explains(session, command, side, line.removeprefix("  ")) for a in allowances):
+                    problems.append(f"{header}\n{sign}{line}")
+    return problems
 
 
 def main() -> int:
@@ -167,7 +240,7 @@ def main() -> int:
     sessions = sorted(HERE.glob("sessions/*.session"))
     if args.session:
         sessions = [s for s in sessions if s.stem in args.session]
-    allowed = read_allowlist()
+    allowances = read_allowlist()
     passed = failed = 0
     with tempfile.TemporaryDirectory(prefix="tonearm-conformance-") as work:
         work = Path(work)
@@ -191,18 +264,24 @@ def main() -> int:
                 actual = play(session, tonearm)
             if args.verbose:
                 print("\n".join(actual))
-            if expected == actual:
-                print(f"PASS {session.stem}")
-                passed += 1
-                continue
-            diff = "\n".join(difflib.unified_diff(expected, actual, "mpd", "tonearm", lineterm=""))
-            if session.stem in allowed:
-                print(f"PASS {session.stem} (allowed difference: {allowed[session.stem]})")
-                if args.verbose:
-                    print(diff)
+            problems = unexplained(session.stem, expected, actual, allowances)
+            if not problems:
+                reasons = sorted({a.reason for a in allowances if a.session == session.stem and a.used})
+                print(f"PASS {session.stem}" + "".join(f"\n  allowed: {reason}" for reason in reasons))
+                if args.verbose and expected != actual:
+                    print("\n".join(difflib.unified_diff(expected, actual, "mpd", "tonearm", lineterm="")))
                 passed += 1
             else:
-                print(f"FAIL {session.stem}\n{diff}")
+                print(f"FAIL {session.stem}: differences that allowlist.txt does not explain\n" + "\n".join(problems))
+                failed += 1
+        ran = set() if args.only_mpd else {session.stem for session in sessions}
+        for allowance in allowances:
+            if allowance.session not in ran:
+                continue
+            stale = [f"{side}: {pattern.pattern}" for index, (side, pattern) in enumerate(allowance.patterns)
+                     if index not in allowance.used]
+            if stale:
+                print(f"STALE {allowance.origin} [{allowance.session}] explains nothing any more: " + "; ".join(stale))
                 failed += 1
     if args.only_mpd:
         return 0
