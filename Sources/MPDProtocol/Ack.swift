@@ -79,27 +79,3 @@ public enum AckLine {
         "ACK [\(error.code.rawValue)@\(index)] {\(command)} \(error.message)\n"
     }
 }
-
-extension String {
-    /// The string as MPD's `{:?}` formatting prints a name in messages: in double quotes, with
-    /// quotes, backslashes and control characters escaped.
-    public var mpdQuoted: String {
-        var out = "\""
-        for scalar in unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    out += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
-}

@@ -23,6 +23,13 @@ struct ResponseTests {
     func quotedNames() {
         #expect("play".mpdQuoted == "\"play\"")
         #expect("a\"b\\c".mpdQuoted == #""a\"b\\c""#)
+        // {fmt}'s escapes: short ones for three controls, \x/\u/\U with lower-case hex for
+        // what is not printable; the single quote and printable non-ASCII stay as they are.
+        #expect("l\n\r\t".mpdQuoted == #""l\n\r\t""#)
+        #expect("\u{1}\u{7f}\u{9f}".mpdQuoted == #""\x01\x7f\x9f""#)
+        #expect("a\u{a0}b\u{200b}\u{2028}".mpdQuoted == #""a\xa0b\u200b\u2028""#)
+        #expect("\u{f0000}".mpdQuoted == #""\U000f0000""#)
+        #expect("it's Björk ♪ 日本".mpdQuoted == "\"it's Björk ♪ 日本\"")
     }
 
     @Test("key-value lines, line breaks in values, binary chunks")

@@ -64,8 +64,8 @@ struct StickerStoreTests {
         #expect(try await store.namesAndTypes(type: "playlist").map(\.name) == ["c"])
     }
 
-    @Test("inc and dec add in SQL and create a missing sticker with the delta")
-    func incrementAndDecrement() async throws {
+    @Test("the play statistics' counters add in SQL and start at the delta")
+    func counters() async throws {
         let temporary = TemporaryStickers()
         let store = try temporary.open()
         try await store.add(5, type: "song", uri: "a", name: "n")
@@ -80,6 +80,30 @@ struct StickerStoreTests {
         try await store.add(1, type: "song", uri: "a", name: "word")
         #expect(try await store.value(type: "song", uri: "a", name: "word") == "1")
         #expect(try await store.add(1, type: "song", uri: "a", name: "") == false)
+    }
+
+    @Test("inc and dec run MPD 0.24's statements: a missing sticker starts at the operand, as given")
+    func incrementAndDecrement() async throws {
+        let temporary = TemporaryStickers()
+        let store = try temporary.open()
+        func value(_ name: String) async throws -> String? { try await store.value(type: "song", uri: "a", name: name) }
+        try await store.adjust(.increment, by: "5", type: "song", uri: "a", name: "n")
+        try await store.adjust(.increment, by: "3", type: "song", uri: "a", name: "n")
+        #expect(try await value("n") == "8")
+        try await store.adjust(.decrement, by: "10", type: "song", uri: "a", name: "n")
+        #expect(try await value("n") == "-2")
+        // MPD inserts the operand itself, so `dec` of a missing sticker stores +4, not -4.
+        try await store.adjust(.decrement, by: "4", type: "song", uri: "a", name: "m")
+        #expect(try await value("m") == "4")
+        // The operand is text for SQLite's arithmetic: no number counts as 0, a fraction stays one.
+        try await store.adjust(.increment, by: "x", type: "song", uri: "a", name: "m")
+        #expect(try await value("m") == "4")
+        try await store.adjust(.increment, by: "-1", type: "song", uri: "a", name: "m")
+        #expect(try await value("m") == "3")
+        try await store.adjust(.decrement, by: "0.5", type: "song", uri: "a", name: "m")
+        #expect(try await value("m") == "2.5")
+        try await store.adjust(.increment, by: "word", type: "song", uri: "a", name: "w")
+        #expect(try await value("w") == "word")
     }
 
     @Test("delete one name or all of an object, and say whether anything went")

@@ -10,10 +10,14 @@ import Testing
 @Suite("Sticker rules")
 struct StickerRulesTests {
     private func parse(_ words: String...) throws(MPDError) -> StickerFindRequest {
+        try parse(words)
+    }
+
+    private func parse(_ words: [String]) throws(MPDError) -> StickerFindRequest {
         try StickerFindRequest(arguments: ArraySlice(words))
     }
 
-    @Test("find takes NAME, then OP VALUE, then sort and window")
+    @Test("find takes NAME, then OP VALUE, then sort and window, as MPD 0.24 reads them")
     func findArguments() throws {
         let bare = try parse("rating")
         #expect(bare.name == "rating" && bare.condition == nil && bare.sort == nil && bare.window == nil)
@@ -25,8 +29,13 @@ struct StickerRulesTests {
         #expect(full.condition == StickerCondition(.greaterThanInteger, "3"))
         #expect(full.sort == StickerSort(.valueInteger, descending: true))
         #expect(full.window == RangeArgument(start: 1, end: 4))
-        #expect(try parse("rating", "window", "2:", "sort", "uri").sort == StickerSort(.uri))
         #expect(try parse("rating", "sort", "value").condition == nil)
+        #expect(try parse("rating", "window", "1:").sort == nil)
+        // Words after OP VALUE that are no modifier at the end are ignored.
+        for extra in [["sort"], ["extra"], ["order", "uri"]] {
+            let ignored = try parse(["r", "=", "1"] + extra)
+            #expect(ignored.condition == StickerCondition(.equals, "1") && ignored.sort == nil && ignored.window == nil)
+        }
     }
 
     @Test("find's bad arguments get MPD's answers")
@@ -34,11 +43,13 @@ struct StickerRulesTests {
         #expect(throws: MPDError(.argument, "bad operator \"~\"")) { try parse("r", "~", "1") }
         #expect(throws: MPDError(.argument, "bad operator \"EQ\"")) { try parse("r", "EQ", "1") }
         #expect(throws: MPDError(.argument, "bad request")) { try parse("r", "=") }
-        #expect(throws: MPDError(.argument, "bad request")) { try parse("r", "=", "1", "extra") }
-        #expect(throws: MPDError(.argument, "bad request")) { try parse("r", "sort") }
-        #expect(throws: MPDError(.argument, "bad request")) { try parse("r", "sort", "uri", "sort", "value") }
-        #expect(throws: MPDError(.argument, "bad request")) { try parse("r", "=", "1", "order", "uri") }
-        #expect(throws: MPDError(.argument, "Unknown sort tag")) { try parse("r", "sort", "name") }
+        // `sort` and `window` are taken off the end, `window` first: in any other order or
+        // twice, a modifier's word is left where the operator goes.
+        #expect(throws: MPDError(.argument, "bad operator \"sort\"")) { try parse("r", "sort") }
+        #expect(throws: MPDError(.argument, "bad operator \"sort\"")) { try parse("r", "sort", "uri", "sort", "value") }
+        #expect(throws: MPDError(.argument, "bad operator \"window\"")) { try parse("r", "window", "2:", "sort", "uri") }
+        #expect(throws: MPDError(.argument, "Unknown sort tag \"name\"")) { try parse("r", "sort", "name") }
+        #expect(throws: MPDError(.argument, "Unknown sort tag \"name\"")) { try parse("r", "sort", "-name") }
         #expect(throws: MPDError(.argument, "Integer or range expected: x")) { try parse("r", "window", "x") }
     }
 

@@ -88,19 +88,35 @@ public final class StickerStore: Sendable {
     // MARK: Writing
 
     /// Sets a sticker, replacing its value (`sticker set`).
-    /// - Returns: whether the database changed: MPD ignores an empty name without a word.
+    /// - Returns: whether the database changed: an empty name changes nothing (the `sticker`
+    ///   command refuses one before it gets here, as MPD 0.24 does).
     @discardableResult
     public func set(type: String, uri: String, name: String, value: String) async throws -> Bool {
         try await queue.write { db in try Self.set(type: type, uri: uri, name: name, value: value, db) }
     }
 
-    /// Adds `delta` to a sticker's value, or creates it with the value `delta` (`sticker inc`,
-    /// and with a negative delta `sticker dec`). SQLite does the sum: a value that is not a
-    /// number counts as 0, as MPD's `value+?` has it.
+    /// Adds `delta` to a sticker's value, or creates it with the value `delta` (the play
+    /// statistics' counters). SQLite does the sum: a value that is not a number counts as 0.
     /// - Returns: whether the database changed (not for an empty name).
     @discardableResult
     public func add(_ delta: Int64, type: String, uri: String, name: String) async throws -> Bool {
         try await queue.write { db in try Self.add(delta, type: type, uri: uri, name: name, db) }
+    }
+
+    /// `sticker inc` (`.increment`) or `sticker dec` (`.decrement`) as MPD 0.24 runs them, with
+    /// its statements (`STICKER_SQL_INC` and `STICKER_SQL_DEC`): a missing sticker is created
+    /// with `operand` as it is, for `dec` too, and an existing one becomes `value + operand` or
+    /// `value - operand` as SQLite computes it, where text that is no number counts as 0. MPD
+    /// checks neither the operand nor the name; callers refuse an empty name first.
+    public func adjust(_ direction: StickerAdjustment, by operand: String, type: String, uri: String,
+                       name: String) async throws {
+        let sign = direction == .increment ? "+" : "-"
+        try await queue.write { db in
+            try db.execute(
+                sql: "INSERT INTO sticker(type, uri, name, value) VALUES(?, ?, ?, ?) "
+                    + "ON CONFLICT(type, uri, name) DO UPDATE SET value = value \(sign) ?",
+                arguments: [type, uri, name, operand, operand])
+        }
     }
 
     /// Deletes one sticker, or with `name` `nil` every sticker of the object (`sticker delete`).
@@ -202,4 +218,12 @@ public struct StickerWriter {
     public func add(_ delta: Int64, type: String, uri: String, name: String) throws -> Bool {
         try StickerStore.add(delta, type: type, uri: uri, name: name, db)
     }
+}
+
+/// Which way ``StickerStore/adjust(_:by:type:uri:name:)`` moves a value.
+public enum StickerAdjustment: Sendable {
+    /// `sticker inc`.
+    case increment
+    /// `sticker dec`.
+    case decrement
 }

@@ -27,7 +27,7 @@ enum StickerCommands {
         let library = try invocation.server.requireLibrary()
         let arguments = invocation.arguments
         guard let type = StickerType(name: arguments[1]) else {
-            throw MPDError(.argument, "unknown sticker domain \"\(arguments[1])\"")
+            throw MPDError(.argument, "unknown sticker domain \(arguments[1].mpdQuoted)")
         }
         let object = StickerObject(type: type, uri: arguments[2], library: library,
                                    playlistDirectory: invocation.server.configuration.playlistDirectory)
@@ -36,27 +36,27 @@ enum StickerCommands {
             let name = arguments[3]
             let value = try await stickers.value(type: type.name, uri: object.key(), name: name)
             // MPD cannot tell an empty value from a missing one.
-            guard let value, !value.isEmpty else { throw MPDError(.noExist, "no such sticker: \"\(name)\"") }
+            guard let value, !value.isEmpty else { throw MPDError(.noExist, "no such sticker: \(name.mpdQuoted)") }
             invocation.response.append("sticker", name + "=" + value)
         case ("list", 3):
             for (name, value) in try await stickers.list(type: type.name, uri: object.key()) {
                 invocation.response.append("sticker", name + "=" + value)
             }
         case ("set", 5):
-            if try await stickers.set(type: type.name, uri: object.key(), name: arguments[3], value: arguments[4]) {
-                invocation.server.idleBus.emit(.sticker)
-            }
+            try requireName(arguments[3])
+            try await stickers.set(type: type.name, uri: object.key(), name: arguments[3], value: arguments[4])
+            invocation.server.idleBus.emit(.sticker)
         case ("inc", 5), ("dec", 5):
-            let amount = Int64(try Arguments.unsigned(arguments[4]))
-            let delta = arguments[0] == "inc" ? amount : -amount
-            if try await stickers.add(delta, type: type.name, uri: object.key(), name: arguments[3]) {
-                invocation.server.idleBus.emit(.sticker)
-            }
+            // MPD 0.24 hands DELTA to SQLite as it is: no number check, no error.
+            try requireName(arguments[3])
+            try await stickers.adjust(arguments[0] == "inc" ? .increment : .decrement, by: arguments[4],
+                                      type: type.name, uri: object.key(), name: arguments[3])
+            invocation.server.idleBus.emit(.sticker)
         case ("delete", 3), ("delete", 4):
             let name = arguments.count == 4 ? arguments[3] : nil
             guard try await stickers.delete(type: type.name, uri: object.key(), name: name) else {
                 // MPD 0.24 crashed here without a name; its fix (MPD #2572) names the URI.
-                throw MPDError(.noExist, name.map { "no such sticker: \"\($0)\"" } ?? "no stickers found: \"\(arguments[2])\"")
+                throw MPDError(.noExist, name.map { "no such sticker: \($0.mpdQuoted)" } ?? "no stickers found: \(arguments[2].mpdQuoted)")
             }
             invocation.server.idleBus.emit(.sticker)
         case ("find", 4...):
@@ -65,6 +65,12 @@ enum StickerCommands {
             throw MPDError(.argument, "bad request")
         }
         return .ok
+    }
+
+    /// MPD 0.24.9 and later refuse an empty NAME for `set`, `inc` and `dec` before they look at
+    /// the object (0.23 ignored it and answered `OK`).
+    private static func requireName(_ name: String) throws(MPDError) {
+        guard !name.isEmpty else { throw MPDError(.argument, "empty sticker name") }
     }
 
     /// `sticker find TYPE URI NAME [OP VALUE] [sort KEY] [window START:END]`: for songs,
@@ -108,12 +114,18 @@ enum StickerCommands {
     }
 
     /// `stickernamestypes [TYPE]`: each name in use with each type it is used on.
+    ///
+    /// Unlike `sticker`, MPD 0.24 reads TYPE here with the case-sensitive `tag_name_parse`:
+    /// `artist` is `no such tag "artist"`, and a tag stickers cannot have is
+    /// `unsupported tag "Track"` (no colon, unlike the `sticker` command's message).
     static func namesAndTypes(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         let stickers = try invocation.server.requireStickers()
-        var type: String?
-        if let name = invocation.arguments.first {
-            guard let known = StickerType(name: name) else { throw MPDError(.argument, "unknown sticker domain \"\(name)\"") }
-            type = known.name
+        let type = invocation.arguments.first
+        if let type, !["song", "playlist", "filter"].contains(type) {
+            guard let tag = TagType(name: type), tag.name == type else {
+                throw MPDError(.argument, "no such tag \(type.mpdQuoted)")
+            }
+            guard StickerType.allowedTags.contains(tag) else { throw MPDError(.argument, "unsupported tag \(type.mpdQuoted)") }
         }
         for (name, type) in try await stickers.namesAndTypes(type: type) {
             invocation.response.append("name", name)
@@ -147,19 +159,19 @@ struct StickerObject {
             guard try await library.song(at: uri) != nil else { throw MPDError(.noExist, "No such song") }
             return uri
         case .playlist:
-            guard isStoredPlaylist(uri) else { throw MPDError(.argument, "no such playlist: \"\(uri)\"") }
+            guard isStoredPlaylist(uri) else { throw MPDError(.argument, "no such playlist: \(uri.mpdQuoted)") }
             return uri
         case .filter:
             let filter = try FilterExpression.parse([uri], foldCase: false).optimized
             let normalized = filter.mpdExpression
             guard try await library.hasMatch(filter) else {
-                throw MPDError(.argument, "no matches found: \"\(normalized)\"")
+                throw MPDError(.argument, "no matches found: \(normalized.mpdQuoted)")
             }
             return normalized
         case .tag(let tag):
-            guard StickerType.allowedTags.contains(tag) else { throw MPDError(.argument, "unsupported tag: \"\(tag.name)\"") }
+            guard StickerType.allowedTags.contains(tag) else { throw MPDError(.argument, "unsupported tag: \(tag.name.mpdQuoted)") }
             guard try await library.hasMatch(MediaLibrary.tagFilter(tag, uri)) else {
-                throw MPDError(.argument, "no such \(tag.name): \"\(uri)\"")
+                throw MPDError(.argument, "no such \(tag.name): \(uri.mpdQuoted)")
             }
             return uri
         }
