@@ -78,15 +78,24 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tonearm $(DESTDIR)$(MANDIR)/man1/tonearm.1 \
 		$(DESTDIR)$(MANDIR)/man5/tonearm.conf.5 $(DESTDIR)$(UNITDIR)/tonearm.service $(DESTDIR)$(UNITDIR)/tonearm.socket
 
+# Every part runs even when an earlier one fails, and the last lines say how each went.
+TEST_PARTS := unit integration conformance fuzz-short
+
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory unit integration conformance fuzz-short
+	@failed=""; summary=""; \
+	for part in $(TEST_PARTS); do \
+		if $(MAKE) --no-print-directory $$part; then summary="$$summary  $$part: passed\n"; \
+		else summary="$$summary  $$part: FAILED\n"; failed="$$failed $$part"; fi; \
+	done; \
+	printf "\nmake test, by part:\n$$summary"; \
+	if [ -n "$$failed" ]; then echo "make test failed in:$$failed"; exit 1; fi
 
 unit:
 	$(SWIFT) test --skip-build
 
 integration:
-	TONEARM_BIN=$(CURDIR)/.build/debug/tonearm $(PYTHON) -m pytest -q Tests/Integration
+	TONEARM_BIN=$(CURDIR)/.build/debug/tonearm $(PYTHON) -m pytest -q -rsx Tests/Integration
 
 conformance:
 	$(PYTHON) Tests/Conformance/run.py --tonearm $(CURDIR)/.build/debug/tonearm
