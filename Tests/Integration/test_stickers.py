@@ -325,6 +325,13 @@ def test_tag_filter_and_playlist_types(sticker_server):
         types = c.command("stickertypes")
         assert types[:4] == ["stickertype: filter", "stickertype: playlist", "stickertype: song", "stickertype: Artist"]
         assert types[-2:] == ["stickertype: MUSICBRAINZ_WORKID", "OK"] and len(types) == 21
+        # the tags among them are those the client sees, as MPD 0.24 masks them
+        assert c.command("tagtypes disable Artist MUSICBRAINZ_WORKID Track") == ["OK"]
+        masked = c.command("stickertypes")
+        assert "stickertype: Artist" not in masked and "stickertype: MUSICBRAINZ_WORKID" not in masked
+        assert masked[:4] == ["stickertype: filter", "stickertype: playlist", "stickertype: song", "stickertype: Album"]
+        assert len(masked) == 19
+        assert c.command("tagtypes all") == ["OK"]
         for line in ["sticker delete Artist Björk", "sticker delete filter \"(artist == 'Björk')\"",
                      "sticker delete playlist Mine"]:
             assert c.command(line) == ["OK"], line

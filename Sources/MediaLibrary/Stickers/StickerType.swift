@@ -18,9 +18,6 @@ public enum StickerType: Sendable, Equatable {
         .musicBrainzReleaseTrackID, .musicBrainzWorkID,
     ]
 
-    /// The names `stickertypes` prints, in MPD's order.
-    public static let names: [String] = ["filter", "playlist", "song"] + allowedTags.map(\.name)
-
     /// Looks up a type as MPD's `handle_sticker` does: `song`, `playlist` and `filter` exactly,
     /// then any tag name ignoring case (a tag outside ``allowedTags`` is refused later, when
     /// the URI is checked, so that `find` still works for it as in MPD).

@@ -134,10 +134,15 @@ enum StickerCommands {
         return .ok
     }
 
-    /// `stickertypes`: the types stickers can be attached to.
+    /// `stickertypes`: the types stickers can be attached to. As in MPD 0.24, the tags among
+    /// them are only those this client sees (`metadata_to_use` and its `tagtypes`).
     static func types(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
         _ = try invocation.server.requireStickers()
-        for name in StickerType.names { invocation.response.append("stickertype", name) }
+        let visible = invocation.visibleTags
+        for type in ["filter", "playlist", "song"] { invocation.response.append("stickertype", type) }
+        for tag in StickerType.allowedTags where visible.contains(tag) {
+            invocation.response.append("stickertype", tag.name)
+        }
         return .ok
     }
 }
