@@ -157,7 +157,7 @@ struct StickerObject {
 
     /// The URI the sticker is stored under.
     /// - Throws: ACK 50 `No such song`; ACK 2 `no such playlist: "X"`, `unsupported tag: "T"`,
-    ///   `no such T: "X"`, `no matches found: "FILTER"` or a filter syntax error.
+    ///   `no such T: "X"`, `no matches found: "FILTER"`; ACK 5 for a filter syntax error.
     func key() async throws -> String {
         switch type {
         case .song:
@@ -167,7 +167,14 @@ struct StickerObject {
             guard isStoredPlaylist(uri) else { throw MPDError(.argument, "no such playlist: \(uri.mpdQuoted)") }
             return uri
         case .filter:
-            let filter = try FilterExpression.parse([uri], foldCase: false).optimized
+            let filter: FilterExpression
+            do {
+                filter = try FilterExpression.parse([uri], foldCase: false).optimized
+            } catch {
+                // MPD's filter handler lets the parser's std::runtime_error reach its generic
+                // error path, which answers ACK 5 (`find` catches the same error as ACK 2).
+                throw MPDError(.unknown, error.message)
+            }
             let normalized = filter.mpdExpression
             guard try await library.hasMatch(filter) else {
                 throw MPDError(.argument, "no matches found: \(normalized.mpdQuoted)")
