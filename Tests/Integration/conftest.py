@@ -35,7 +35,27 @@ def server(request, tmp_path):
     MPD's, so the same assertions must hold for both."""
     kind = TonearmServer if request.param == "tonearm" else MPDServer
     with kind(tmp_path / request.param) as started:
+        started.kind = request.param
         yield started
+
+
+@pytest.fixture(params=["tonearm", "mpd"])
+def make_server(request, tmp_path):
+    """Like `server`, for rules that need configuration: `make(extra_config)` starts Tonearm or
+    Debian's MPD (one test run each; `kind` is "tonearm" or "mpd") with those lines added to
+    its configuration, and may be called more than once. Every server is stopped at the end."""
+    started = []
+
+    def make(extra_config: str = ""):
+        kind = TonearmServer if request.param == "tonearm" else MPDServer
+        server = kind(tmp_path / f"{request.param}{len(started)}", extra_config=extra_config)
+        server.kind = request.param
+        started.append(server)
+        return server.start()
+
+    make.kind = request.param  # for tonearm_only before a start MPD would refuse
+    yield make
+    _stop_running(started)
 
 
 @pytest.fixture(scope="session")

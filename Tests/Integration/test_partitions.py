@@ -4,8 +4,9 @@ idle events kept to the partition they belong to; and, beyond MPD, partitions ke
 restart in the state file.
 
 The command tests run against Tonearm and Debian's MPD 0.23 (the answers are the same in
-0.24). Where 0.23 and 0.24 differ (0.24 keeps idle `player` inside the partition; 0.23 sends it
-to everyone), the test is Tonearm's alone and says so."""
+0.24). Where 0.23 and 0.24 differ (0.24 keeps idle `player`, and the `output` of enabling or
+disabling an output, inside the partition; 0.23 sends them to everyone), and for the state file
+beyond MPD, the test is Tonearm's alone and says why."""
 import sys
 import time
 from pathlib import Path
@@ -86,8 +87,8 @@ def test_delpartition_and_its_refusals(server):
         assert c.command("listpartitions") == ["partition: default", "OK"]
 
 
-def test_partition_commands_need_their_permissions(make_tonearm):
-    server = make_tonearm('password "secret@read"\ndefault_permissions "read"\n')
+def test_partition_commands_need_their_permissions(make_server):
+    server = make_server('password "secret@read"\ndefault_permissions "read"\n')
     with server.connect() as c:
         assert c.command("listpartitions") == ["partition: default", "OK"]
         assert c.command("newpartition x") == ["ACK [4@0] {newpartition} you don't have permission for \"newpartition\""]
@@ -157,7 +158,9 @@ def test_queue_and_option_events_stay_in_their_partition(player_server):
 def test_player_events_stay_in_their_partition(make_player_server):
     """0.24 keeps idle `player` to the partition (0.23 still sends it to every client)."""
     server = make_player_server()
-    tonearm_only(server, "MPD 0.23 raises idle player in every partition; 0.24 does not")
+    tonearm_only(server, "0.24 keeps idle player to the player's partition (NEWS 0.24: limit \"player\" idle "
+                         "events to the current partition; commit 4f8b4c605 player/Control: Change idle events "
+                         "from global to partition scope); 0.23's player raises it with the global idle_add")
     with server.connect() as c, server.connect() as d:
         assert d.command("newpartition x") == ["OK"]
         assert d.command("partition x") == ["OK"]
@@ -244,7 +247,9 @@ def test_moveoutput_raises_output_everywhere_and_moves_the_mixer(make_player_ser
 
 def test_enable_and_disable_raise_output_in_the_partition_only(make_player_server):
     server = make_player_server(output=TWO_NULLS)
-    tonearm_only(server, "MPD 0.23 raises idle output in every partition")
+    tonearm_only(server, "0.24 raises enable/disable/toggleoutput's idle output in the output's partition only "
+                         "(commit 553c2e9e2 output/Command: trigger IDLE_OUTPUT only for the current partition, "
+                         "MPD issue #1622; not in NEWS); 0.23's OutputCommand.cxx uses the global idle_add")
     with server.connect() as c, server.connect() as d:
         assert d.command("newpartition x") == ["OK"]
         assert d.command("partition x") == ["OK"]
@@ -344,7 +349,8 @@ def keep_partitions_then_restart(server):
 
 def test_partitions_their_queues_and_outputs_survive_a_restart(make_player_server):
     server = make_player_server(output=TWO_NULLS)
-    tonearm_only(server, "MPD's state file keeps the default partition only")
+    tonearm_only(server, "partitions in the state file are Tonearm's: MPD's StateFile (0.23.12 and 0.24.13 "
+                         "alike) writes and reads the default partition only", beyond_mpd=True)
     paused_at = keep_partitions_then_restart(server)
     server.start()
     with server.connect() as c:
@@ -372,7 +378,8 @@ def test_mpd_reads_the_default_partition_from_tonearms_state_file(make_player_se
     from support.library import wait_for_scan
     from support.servers import MPDServer
     server = make_player_server(output=TWO_NULLS)
-    tonearm_only(server, "a Tonearm state file read by MPD")
+    tonearm_only(server, "MPD reading the partition blocks of a Tonearm state file, with an MPD the test "
+                         "starts itself; the MPD run has no Tonearm to write one", beyond_mpd=True)
     keep_partitions_then_restart(server)
     text = (server.workdir / "state").read_text()
     assert "partition_begin: x\n" in text

@@ -337,8 +337,12 @@ def uris(lines: list[str]) -> list[str]:
     return [line.removeprefix("file: ") for line in lines if line.startswith("file: ")]
 
 
-def tonearm_only(server, reason: str):
-    """Skips the MPD run of a test that asserts MPD 0.24 behaviour Debian's 0.23 lacks."""
+def tonearm_only(server, reason: str, beyond_mpd: bool = False):
+    """Skips the MPD run of a test that asserts MPD 0.24 behaviour Debian's 0.23 lacks, or, with
+    `beyond_mpd`, something no MPD can run (a Tonearm extension). `server` is anything with a
+    `kind`: a started server, or a fixture's factory before it starts one."""
     import pytest
     if getattr(server, "kind", None) == "mpd":
+        if beyond_mpd:
+            pytest.skip(f"beyond MPD: {reason}")
         pytest.skip(f"MPD 0.24 behaviour; Debian's 0.23 differs: {reason}")
