@@ -86,9 +86,12 @@ public final class MediaLibrary: Sendable {
 
     /// Starts a full update when the database has never been filled, as MPD does on its first
     /// start.
-    public func updateIfNew() throws {
+    /// - Returns: whether it started one: until it finishes, the database knows no song.
+    @discardableResult
+    public func updateIfNew() throws -> Bool {
         let updated = try store.pool.read { db in try LibraryStore.meta(db, "db_update") }
-        if updated == nil { _ = try? updates.enqueue("", rescan: false) }
+        guard updated == nil else { return false }
+        return (try? updates.enqueue("", rescan: false)) != nil
     }
 
     /// The absolute path of a URI relative to the music directory.

@@ -11,33 +11,51 @@ public import ServiceLifecycle
 ///
 /// The default partition is written in MPD's format; the others follow in Tonearm's blocks
 /// (``SavedServerState``), which MPD skips.
+///
+/// On the first start, while the new database's first scan runs, no song is known: a file that
+/// names songs (MPD's, on a move) is then restored once that scan has finished, and is not
+/// overwritten before, so that its queue is neither lost nor replaced by an empty one.
 public struct StateFileService: Service {
     private let path: String
     private let interval: Duration
     private let restorePaused: Bool
     private let partitions: PartitionSet
     private let library: MediaLibrary?
+    private let firstScanRunning: Bool
     private let logger: Logger
 
     /// Creates the service.
     /// - Parameters:
     ///   - interval: `state_file_interval` in seconds (at least 1).
     ///   - restorePaused: `restore_paused`: start paused where the file says playing.
+    ///   - firstScanRunning: the database is new and its first scan has started
+    ///     (``MediaLibrary/updateIfNew()``).
     public init(
         path: String, interval: Int, restorePaused: Bool, partitions: PartitionSet, library: MediaLibrary?,
-        logger: Logger
+        firstScanRunning: Bool = false, logger: Logger
     ) {
         self.path = path
         self.interval = .seconds(max(1, interval))
         self.restorePaused = restorePaused
         self.partitions = partitions
         self.library = library
+        self.firstScanRunning = firstScanRunning
         self.logger = logger
     }
 
     /// Saves on change until graceful shutdown, then saves a last time. Call ``restore()``
-    /// first, before clients can connect.
+    /// first, before clients can connect; a file it left for the first scan is restored here,
+    /// once that scan has finished.
     public func run() async throws {
+        if firstScanRunning, let saved = StateFile.readServer(from: path), waitsForFirstScan(saved) {
+            // Polled, so that a graceful shutdown ends the wait at once.
+            let scanned: Void? = try? await cancelWhenGracefulShutdown { [library] in
+                while library?.updates.runningJobID != nil { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            // Stopped before the scan finished: the file keeps what it holds.
+            guard scanned != nil else { return }
+            await restore(saved)
+        }
         try? await cancelWhenGracefulShutdown { [self] in
             var saved = fingerprint()
             while !Task.isCancelled {
@@ -53,9 +71,25 @@ public struct StateFileService: Service {
     }
 
     /// Reads the file and gives each partition its queue and outputs back, making the
-    /// partitions it names; songs no longer in the database are skipped.
+    /// partitions it names; songs no longer in the database are skipped. A file that names songs
+    /// while the first scan runs is left to ``run()``.
     public func restore() async {
         guard let saved = StateFile.readServer(from: path) else { return }
+        guard !waitsForFirstScan(saved) else {
+            logger.notice("the database is new: the state file \(path) is restored once the first update has finished")
+            return
+        }
+        await restore(saved)
+    }
+
+    /// Whether `saved` names songs that the running first scan has yet to find.
+    private func waitsForFirstScan(_ saved: SavedServerState) -> Bool {
+        firstScanRunning
+            && (!saved.main.entries.isEmpty || saved.partitions.contains { !$0.state.entries.isEmpty })
+    }
+
+    /// Gives each partition its queue and outputs back, making the partitions `saved` names.
+    private func restore(_ saved: SavedServerState) async {
         let main = partitions.defaultPartition
         await restore(saved.main, into: main)
         // As MPD reads `audio_device_state`: only a disabled output changes anything.

@@ -76,9 +76,10 @@ struct TonearmCommand: AsyncParsableCommand {
                 announce(ports)
             }
         )
+        var firstScanRunning = false
         if let library {
             do {
-                try library.updateIfNew()
+                firstScanRunning = try library.updateIfNew()
             } catch {
                 logger.error("cannot read the database: \(error)")
             }
@@ -89,8 +90,10 @@ struct TonearmCommand: AsyncParsableCommand {
         if let stateFile = settings.stateFile {
             let keeper = StateFileService(
                 path: stateFile, interval: settings.stateFileInterval, restorePaused: settings.restorePaused,
-                partitions: server.context.partitions, library: library, logger: logger)
-            // Restored before the server listens, as MPD does, so no client sees an empty queue.
+                partitions: server.context.partitions, library: library, firstScanRunning: firstScanRunning,
+                logger: logger)
+            // Restored before the server listens, as MPD does, so no client sees an empty queue;
+            // with a new database, once its first scan has found the songs (a move from MPD).
             await keeper.restore()
             services.append(.init(service: keeper))
         }

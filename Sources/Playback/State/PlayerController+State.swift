@@ -1,4 +1,5 @@
 public import MediaLibrary
+import MPDProtocol
 
 extension PlayerController {
     /// What the state file should hold now.
@@ -47,6 +48,12 @@ extension PlayerController {
     ///   - restorePaused: start paused where the file says playing (`restore_paused`).
     public func restore(_ saved: SavedPlayerState, songs: [Song?], restorePaused: Bool) {
         update { core in
+            // At start nobody hears these; a restore that waited for the first scan tells the
+            // clients that connected meanwhile.
+            defer {
+                core.events = [.playlist, .player, .options]
+                if core.volume != nil { core.events.insert(.mixer) }
+            }
             if core.volume != nil {
                 core.volume = saved.softwareVolume
                 core.pipeline.setVolume(saved.softwareVolume)
@@ -69,7 +76,6 @@ extension PlayerController {
                     core.queue.setRange(position: position, start: range.start, end: range.end)
                 }
             }
-            core.events = []
             if saved.random { core.setRandom(true) }
             guard !core.queue.isEmpty else {
                 core.queue.incrementVersion()
@@ -90,7 +96,6 @@ extension PlayerController {
                 core.current = core.queue.orderIndex(ofPosition: position)
             }
             core.queue.incrementVersion()
-            core.events = []
         }
     }
 
