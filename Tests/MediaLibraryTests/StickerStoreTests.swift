@@ -30,19 +30,70 @@ struct StickerStoreTests {
         #expect(journal == "delete")
     }
 
-    @Test("an existing MPD sticker.sql opens as it is and keeps its stickers")
+    /// The statements MPD runs on its `sticker_file`, byte for byte: `sticker_sql_create` in
+    /// src/sticker/Database.cxx, the same in 0.23.12 and 0.24.13.
+    static let mpdCreate = "CREATE TABLE IF NOT EXISTS sticker(  type VARCHAR NOT NULL,   uri VARCHAR NOT NULL, "
+        + "  name VARCHAR NOT NULL,   value VARCHAR NOT NULL);"
+        + "CREATE UNIQUE INDEX IF NOT EXISTS sticker_value ON sticker(type, uri, name);"
+
+    /// `SELECT sql FROM sqlite_master` of a `sticker.sql` that Debian's MPD 0.23.12 created
+    /// (`sqlite3 sticker.sql .schema` shows the same lines).
+    static let mpdSchema = [
+        "CREATE TABLE sticker(  type VARCHAR NOT NULL,   uri VARCHAR NOT NULL,   name VARCHAR NOT NULL,   "
+            + "value VARCHAR NOT NULL)",
+        "CREATE UNIQUE INDEX sticker_value ON sticker(type, uri, name)",
+    ]
+
+    /// The `sql` of every table and index in the file, in the order they were made.
+    private func schema(_ queue: DatabaseQueue) async throws -> [String] {
+        try await queue.read { db in try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master ORDER BY rowid") }
+    }
+
+    /// The table's columns (name, type, not null, key) and the unique index's columns.
+    private func shape(_ queue: DatabaseQueue) async throws -> [String] {
+        try await queue.read { db in
+            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(sticker)").map { row -> String in
+                "\(row["name"] as String) \(row["type"] as String) \(row["notnull"] as Int) \(row["pk"] as Int)"
+            }
+            let indexes = try Row.fetchAll(db, sql: "PRAGMA index_list(sticker)").map { row -> String in
+                "index \(row["name"] as String) unique \(row["unique"] as Int)"
+            }
+            let keys = try Row.fetchAll(db, sql: "PRAGMA index_info(sticker_value)").map { "key \($0["name"] as String)" }
+            return columns + indexes + keys
+        }
+    }
+
+    @Test("an existing MPD sticker.sql opens as it is, keeps its stickers and MPD's schema")
     func opensMPDFile() async throws {
         let temporary = TemporaryStickers()
         try FileManager.default.createDirectory(atPath: temporary.directory, withIntermediateDirectories: true)
-        // What MPD writes, with a sticker in it.
+        // What MPD writes: its own statements, then a sticker as its `sticker set` inserts one.
         let mpd = try DatabaseQueue(path: temporary.path)
         try await mpd.write { db in
-            try db.execute(sql: StickerStore.schema)
-            try db.execute(sql: "INSERT INTO sticker VALUES ('song', 'x/y.flac', 'rating', '8')")
+            try db.execute(sql: Self.mpdCreate)
+            try db.execute(sql: "INSERT INTO sticker(type,uri,name,value) VALUES(?, ?, ?, ?)",
+                           arguments: ["song", "x/y.flac", "rating", "8"])
         }
+        #expect(try await schema(mpd) == Self.mpdSchema)
         try mpd.close()
         let store = try temporary.open()
         #expect(try await store.value(type: "song", uri: "x/y.flac", name: "rating") == "8")
+        // Tonearm's own statements change nothing in it, so MPD reads it as it wrote it.
+        #expect(try await schema(store.queue) == Self.mpdSchema)
+    }
+
+    @Test("a file Tonearm creates has the columns and unique index of MPD's")
+    func createsMPDsShape() async throws {
+        let mpdFile = TemporaryStickers()
+        try FileManager.default.createDirectory(atPath: mpdFile.directory, withIntermediateDirectories: true)
+        let mpd = try DatabaseQueue(path: mpdFile.path)
+        try await mpd.write { db in try db.execute(sql: Self.mpdCreate) }
+        let mine = TemporaryStickers()
+        let store = try mine.open()
+        let expected = try await shape(mpd)
+        #expect(expected.count == 8)  // four columns, one index, three keys
+        #expect(try await shape(store.queue) == expected)
+        try mpd.close()
     }
 
     @Test("set replaces, an empty name is ignored, list is sorted by name")

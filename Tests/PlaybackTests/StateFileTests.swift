@@ -4,28 +4,37 @@ import Testing
 @testable import Playback
 
 @Suite struct StateFileTests {
-    /// A state file as MPD 0.23 writes it (`%f` numbers, no `lastloadedplaylist`).
+    /// A state file as Debian's MPD 0.23.12 wrote it, line for line (a paused song in random
+    /// mode with `single oneshot`, `consume 1`, `crossfade 3`, `mixrampdb -17.5`, `setvol 80` on
+    /// a software mixer, `prio 7 1`, and `rangeid 4 1.5:20` on the last song): `%f` numbers, no
+    /// `lastloadedplaylist`, modes as numbers, so `single: 2` for oneshot, `mixrampdelay:
+    /// -1.000000` for off, and the ranged song in a `song_begin` block with its tags.
     static let mpdFile = """
         sw_volume: 80
         audio_device_state:1:null
         state: pause
-        current: 1
-        time: 12.345000
+        current: 3
+        time: 10.501000
         random: 1
         repeat: 0
-        single: oneshot
+        single: 2
         consume: 1
         crossfade: 3
         mixrampdb: -17.500000
-        mixrampdelay: nan
+        mixrampdelay: -1.000000
         playlist_begin
-        0:a/one.flac
+        0:Album A/01 One.flac
         Prio: 7
-        1:a/two.flac
-        song_begin: a/three.flac
+        1:Album A/02 Two.flac
+        2:Album A/03 Three.mp3
+        song_begin: Long/long.flac
         Range: 1500-20000
-        Time: 30.0
-        Title: Three
+        Time: 120.000000
+        Title: Long
+        Artist: Gamma
+        Album: Long
+        Track: 1
+        mtime: 1600518400
         song_end
         playlist_end
 
@@ -36,16 +45,38 @@ import Testing
         #expect(state.softwareVolume == 80)
         #expect(state.outputs.count == 1 && state.outputs[0].name == "null" && state.outputs[0].enabled)
         #expect(state.state == .pause)
-        #expect(state.current == 1)
-        #expect(state.elapsed == 12.345)
+        #expect(state.current == 3)
+        #expect(state.elapsed == 10.501)
         #expect(state.random && !state.repeatMode)
         #expect(state.single == .oneshot && state.consume == .on)
         #expect(state.crossfade == 3)
         #expect(state.mixRampDB == -17.5)
         #expect(state.mixRampDelay == -1)
-        #expect(state.entries.map(\.uri) == ["a/one.flac", "a/two.flac", "a/three.flac"])
-        #expect(state.entries.map(\.priority) == [0, 7, 0])
-        #expect(state.entries[2].range?.start == 1.5 && state.entries[2].range?.end == 20)
+        #expect(state.entries.map(\.uri)
+                    == ["Album A/01 One.flac", "Album A/02 Two.flac", "Album A/03 Three.mp3", "Long/long.flac"])
+        #expect(state.entries.map(\.priority) == [0, 7, 0, 0])
+        #expect(state.entries[3].range?.start == 1.5 && state.entries[3].range?.end == 20)
+    }
+
+    /// 0.23 writes `(int)queue.single` (`SingleMode::ONE_SHOT` is 2) and reads only `0`, `1` and
+    /// `oneshot` back, so it restores nothing from its own file (MPD issue #1853); 0.24 writes
+    /// `oneshot` and still cannot read `2`. What the number stands for is oneshot; anything else
+    /// unknown is off, as before.
+    @Test func singleTwoIsOneshotAndTheProtocolSpellingsStillRead() {
+        #expect(StateFile.parse("single: 2\n").single == .oneshot)
+        #expect(StateFile.parse("single: oneshot\n").single == .oneshot)
+        #expect(StateFile.parse("single: 1\n").single == .on)
+        #expect(StateFile.parse("single: 0\n").single == .off)
+        #expect(StateFile.parse("single: 3\n").single == .off)
+        // Tonearm writes the protocol's spelling, which 0.24 reads.
+        var state = SavedPlayerState()
+        state.single = .oneshot
+        #expect(StateFile.render(state).contains("\nsingle: oneshot\n"))
+    }
+
+    /// Files of MPD before 0.18 say `nan` for "off"; the line is skipped, as MPD skips it.
+    @Test func aNaNMixRampDelayIsSkipped() {
+        #expect(StateFile.parse("mixrampdelay: 2.000000\nmixrampdelay: nan\n").mixRampDelay == 2)
     }
 
     @Test func roundTrips() {
@@ -54,7 +85,7 @@ import Testing
         #expect(StateFile.parse(StateFile.render(state)) == state)
         let text = StateFile.render(state)
         #expect(text.contains("\nmixrampdb: -17.5\n"))
-        #expect(text.contains("\nPrio: 7\n1:a/two.flac\n"))
+        #expect(text.contains("\nPrio: 7\n1:Album A/02 Two.flac\n"))
         #expect(text.hasSuffix("playlist_end\n"))
     }
 

@@ -81,7 +81,9 @@ public enum StateFile {
             case "time": state.elapsed = max(0, Double(value) ?? 0)
             case "random": state.random = value == "1"
             case "repeat": state.repeatMode = value == "1"
-            case "single": state.single = SingleMode(protocolValue: String(value)) ?? .off
+            // MPD 0.23 writes the mode's number (`(int)queue.single`), so oneshot is `2`, which
+            // no MPD reads back (MPD issue #1853; 0.24 writes `oneshot`). It meant oneshot.
+            case "single": state.single = value == "2" ? .oneshot : SingleMode(protocolValue: String(value)) ?? .off
             case "consume": state.consume = ConsumeMode(protocolValue: String(value)) ?? .off
             case "crossfade": state.crossfade = max(0, Int(Double(value) ?? 0))
             case "mixrampdb": state.mixRampDB = Float(value) ?? 0
