@@ -89,3 +89,15 @@ def test_move_reads_its_destination_before_it_checks_the_songs(player_server):
         assert c.command("move 99 5000") == ["ACK [2@0] {move} Number too large: 5000"]
         # More songs than the queue holds: MPD's unsigned room for them wraps, so any TO passes.
         assert c.command("move 0:99 3") == ["ACK [2@0] {move} Bad song index"]
+
+
+def test_addid_reads_its_position_before_the_uri(server):
+    """Found by the comparison with MPD in test_hostile.py (once its allowance for `addid` was
+    narrowed to a true reason): Tonearm looked the URI up before it read POSITION. MPD, 0.23
+    and 0.24 alike, reads POSITION first, so with both wrong it names the position."""
+    with server.connect() as c:
+        assert c.command('addid "nowhere.flac" bogus') == ["ACK [2@0] {addid} Integer expected: bogus"]
+        assert c.command('addid "a//b" 1') == ["ACK [2@0] {addid} Number too large: 1"]
+        assert c.command('addid "a//b" +1') == ["ACK [55@0] {addid} No current song"]
+        # With a good position, the URI is what is wrong.
+        assert c.command('addid "nowhere.flac" 0') == ["ACK [50@0] {addid} No such song"]

@@ -104,6 +104,9 @@ enum QueueEditCommands {
     /// `addid URI [POSITION]`: one song; answers its queue id.
     static func addID(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         let player = invocation.player
+        // MPD reads POSITION before it looks at the URI, so a bad position is named first. It is
+        // read again for the add: other sessions may change the queue during the lookup.
+        if invocation.arguments.count > 1 { _ = try insertPosition(invocation.arguments[1], player) }
         let argument = invocation.arguments[0]
         let library = try invocation.server.requireLibrary()
         let uri: String
