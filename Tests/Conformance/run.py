@@ -44,7 +44,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from support.library import generate, wait_for_scan  # noqa: E402
-from support.servers import Connection, MPDServer, TonearmServer  # noqa: E402
+from support.servers import Connection, MPDServer, StillOpen, TonearmServer  # noqa: E402
 
 LIBRARY_HEADER = "# library: fixture"
 DROP = re.compile(r"^(Added|lastloadedplaylist): ")
@@ -131,8 +131,11 @@ def play(session: Path, server) -> list[str]:
             elif step == "?response":
                 record_response()
             elif step == "?closed":
-                result = current.expect_closed(timeout=5)
-                transcript.append("  <closed>" if result is True else f"  <open, sent {result!r}>")
+                try:
+                    result = current.expect_closed(timeout=5)
+                    transcript.append("  <closed>" if result is True else f"  <closed after sending {result!r}>")
+                except StillOpen as still:
+                    transcript.append(f"  <open, sent {still.received!r}>")
             elif step.startswith("?quiet "):
                 quiet = current.nothing_within(float(step.split()[1]))
                 transcript.append("  <quiet>" if quiet else "  <answered>")

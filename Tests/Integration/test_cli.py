@@ -112,5 +112,5 @@ def test_verbose_logs_more(make_tonearm):
     with loud.connect() as c:
         c.command("ping")
         c.send("close\n")
-        c.expect_closed()
+        assert c.expect_closed() is True
     assert len(loud.log_text().splitlines()) > len(quiet.log_text().splitlines())

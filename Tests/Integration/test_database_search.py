@@ -197,12 +197,6 @@ def test_sort_and_window(db_server, command, expected):
         assert uris(lines) == expected
 
 
-def test_sort_by_added(db_server):
-    tonearm_only(db_server, "sort Added is 0.24 (0.23: Unknown sort tag)")
-    with db_server.connect() as c:
-        assert c.command("find \"(base 'Various/Sorting')\" sort Added")[-1] == "OK"
-
-
 @pytest.mark.parametrize("command, ack", [
     ("find", "ACK [2@0] {find} too few arguments for \"find\""),
     ("find artist", "ACK [2@0] {find} Incorrect number of filter arguments"),

@@ -94,8 +94,8 @@ def test_quoting_and_escapes(server):
 def test_command_name_with_other_characters(server):
     with server.connect() as c:
         c.send(b"pi-ng\n")
-        answer = c.expect_closed()
-        assert answer in (True, b'ACK [5@0] {} unknown command "pi-ng"\n') or answer.startswith(b"ACK [5@0]")
+        # A command word holds letters, digits and `_` only: MPD answers the error, then closes.
+        assert c.expect_closed() == b"ACK [5@0] {} Invalid word character\n"
 
 
 def test_invalid_utf8_argument_is_passed_to_the_handler(server):
@@ -108,7 +108,8 @@ def test_binary_garbage_closes_and_server_survives(server):
     garbage = bytes((i * 97 + 13) % 256 for i in range(50000))
     with server.connect() as c:
         c.send(garbage)
-        assert c.expect_closed() is not None
+        # The first line starts with a CR, not a-z: closed without an answer.
+        assert c.expect_closed() is True
     still_serves(server)
 
 

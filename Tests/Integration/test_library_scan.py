@@ -1,6 +1,8 @@
 """The music database end to end: the first start scans, browsing, updates and their idle
 events, stats and album art, auto_update (inotify) and a scan killed midway, on a small library
 made with ffmpeg."""
+import calendar
+import os
 import random
 import shutil
 import sqlite3
@@ -13,6 +15,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from support.library import uris  # noqa: E402
+from support.polling import poll  # noqa: E402
 from support.servers import MPDServer, TonearmServer  # noqa: E402
 
 
@@ -134,6 +138,70 @@ def test_update_adds_and_removes_songs_and_raises_idle_events(library):
         assert c.command("lsinfo root.flac") == ["ACK [50@0] {lsinfo} No such directory"]
         stats = dict(line.split(": ", 1) for line in c.command("stats")[:-1])
         assert stats["songs"] == "4"
+
+
+def song_blocks(connection, directory: str) -> dict[str, dict[str, str]]:
+    """The songs below `directory` (`listallinfo`), each as its lines' keys and values."""
+    blocks: dict[str, dict[str, str]] = {}
+    song = None  # a directory's lines belong to no song
+    for line in connection.command(f"listallinfo {directory}")[:-1]:
+        key, _, value = line.partition(": ")
+        if key == "file":
+            song = blocks[value] = {}
+        elif key == "directory":
+            song = None
+        elif song is not None:
+            song[key] = value
+    return blocks
+
+
+def unix_time(text: str) -> int:
+    """A time as MPD prints it (ISO 8601, UTC, whole seconds) in Unix seconds; anything else
+    fails."""
+    return calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%SZ"))
+
+
+def test_added_is_when_an_update_first_found_the_song(make_tonearm, tmp_path):
+    """`Added:` (MPD 0.24) is the time an update put the song in the database, in MPD's ISO
+    8601 form: not the file's time, and kept when the file changes. Three songs are added one
+    update at a time, each in a later second than the one before and in an order their names
+    do not have; `sort Added` lists them in that order, `sort -Added` the other way round."""
+    music = tmp_path / "music"
+    music.mkdir()
+    server = make_tonearm(music_dir=music)
+    file_time = calendar.timegm((2001, 2, 3, 4, 5, 6))
+    added = {}
+    with server.connect() as c:
+        wait_for_update(c)
+        for name in ("c.flac", "a.flac", "b.flac"):
+            uri = f"new/{name}"
+            encode(music / uri, title=name)
+            os.utime(music / uri, (file_time, file_time))
+            before = int(time.time())
+            assert c.command("update")[-1] == "OK"
+            poll(f"{uri} in the database", lambda: c.command(f"lsinfo {uri}")[-1] == "OK")
+            after = time.time()
+            wait_for_update(c)
+            song = song_blocks(c, "new")[uri]
+            added[uri] = unix_time(song["Added"])
+            assert before <= added[uri] <= after, song
+            assert song["Last-Modified"] == "2001-02-03T04:05:06Z"
+            # The next song is added in a later second.
+            time.sleep(max(0.0, added[uri] + 1 - time.time()))
+        order = ["new/c.flac", "new/a.flac", "new/b.flac"]
+        assert added[order[0]] < added[order[1]] < added[order[2]]
+        assert uris(c.command("find \"(base 'new')\" sort Added")) == order
+        assert uris(c.command("find \"(base 'new')\" sort -Added")) == order[::-1]
+
+        # A changed file is read again and keeps the time it was first added.
+        encode(music / order[0], title="changed")
+        assert c.command("update")[-1] == "OK"
+        poll("the change to new/c.flac", lambda: "Title: changed" in c.command("lsinfo new/c.flac"))
+        wait_for_update(c)
+        song = song_blocks(c, "new")[order[0]]
+        assert unix_time(song["Added"]) == added[order[0]]
+        assert unix_time(song["Last-Modified"]) > file_time
+        assert uris(c.command("find \"(base 'new')\" sort Added")) == order
 
 
 def test_update_rejects_bad_paths(library):

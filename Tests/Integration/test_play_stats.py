@@ -85,7 +85,11 @@ def test_songs_played_to_the_end_and_skipped(make_tonearm, short_library):
         poll("the long song's second skip", lambda: sticker(c, LONG, "skipCount") == "2")
         assert c.command("play 2") == ["OK"]
         wait_status(c, lambda s: s.get("song") == "2" and s.get("state") == "play", what="the long song")
-        assert c.command("stop") == ["OK"]  # decided at once: nothing is written for it
+        assert c.command("stop") == ["OK"]  # neither played nor skipped: nothing is written for it
+        # The writes are made one after another in the order the songs were left: once A1's
+        # third play (to its end) is written, whatever the stop had recorded would be too.
+        assert c.command("play 0") == ["OK"]
+        poll("A1's third play", lambda: sticker(c, A1, "playCount") == "3")
         assert sticker(c, LONG, "skipCount") == "2" and sticker(c, LONG, "playCount") is None
 
 

@@ -186,7 +186,14 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 3000) + counting(1, 3000)) == nil)
     }
 
-    @Test func changingTheNextSongAfterTheDecoderWentOnTakesItBack() async {
+    /// The song the decoder went on into ahead of the outputs, read under the pipeline's lock.
+    func crossedInto(_ pipeline: DecodingPipeline) -> Int? {
+        pipeline.lock.lock()
+        defer { pipeline.lock.unlock() }
+        return pipeline.border?.token
+    }
+
+    @Test func changingTheNextSongAfterTheDecoderWentOnTakesItBack() async throws {
         let sink = CapturingSink()
         // Song 1 is long enough that its end is still buffered when the next song changes.
         let (pipeline, recorder) = makePipeline(frames: [1: 3000, 2: 2000, 3: 1000], sink: sink)
@@ -194,8 +201,10 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         pipeline.setPaused(true)
         _ = pipeline.play(track(1), from: 0, paused: true)
         pipeline.enqueue(track(2))
-        // Give the decoder time to go on into song 2 while the output is paused.
-        for _ in 0..<200 where pipeline.border == nil { try? await Task.sleep(for: .milliseconds(5)) }
+        // With the output paused, the decoder goes on into song 2; taking that back is what this
+        // test is about, so it must have happened before the next song changes.
+        for _ in 0..<2000 where crossedInto(pipeline) == nil { try? await Task.sleep(for: .milliseconds(5)) }
+        try #require(crossedInto(pipeline) == 2, "the decoder did not go on into song 2")
         pipeline.enqueue(track(3))
         pipeline.setPaused(false)
         _ = await recorder.wait { !$0.isEmpty }

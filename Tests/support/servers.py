@@ -168,6 +168,14 @@ class MPDServer(_Server):
         raise RuntimeError("mpd did not start listening")
 
 
+class StillOpen(AssertionError):
+    """The peer did not close the connection in time (`Connection.expect_closed`)."""
+
+    def __init__(self, received: bytes, timeout: float):
+        super().__init__(f"the connection is still open after {timeout} s; received {received[:200]!r}")
+        self.received = received
+
+
 class Connection:
     """A raw MPD client connection: send bytes, read lines, notice a close."""
 
@@ -226,22 +234,24 @@ class Connection:
         return self.read_response(timeout)
 
     def expect_closed(self, timeout: float = 10):
-        """True when the peer closes without sending anything more; else the bytes it sent."""
+        """True when the peer closes without sending anything more; the bytes it sent first
+        when it closes after sending some. Raises StillOpen, with whatever arrived, when
+        `timeout` passes and the connection is still open."""
         received = self.buffer
         self.buffer = b""
         deadline = time.monotonic() + timeout
         try:
-            while time.monotonic() < deadline:
-                self.sock.settimeout(max(0.01, deadline - time.monotonic()))
+            while (left := deadline - time.monotonic()) > 0:
+                self.sock.settimeout(left)
                 chunk = self.sock.recv(65536)
                 if not chunk:
-                    return True if not received else received
+                    return received or True
                 received += chunk
         except socket.timeout:
-            return received
+            pass
         except ConnectionResetError:
-            return True if not received else received
-        return received
+            return received or True
+        raise StillOpen(received, timeout)
 
     def nothing_within(self, seconds: float) -> bool:
         """True when no byte arrives (and the connection stays open) for `seconds`."""
