@@ -247,14 +247,21 @@ def test_malformed_filters(db_server, command, ack):
 @pytest.mark.parametrize("command, ack", [
     ("find \"(artist 'x')\"", "ACK [2@0] {find} Unknown filter operator: 'x')"),
     ("find \"(artist contains'x')\"", "ACK [2@0] {find} Unknown filter operator: contains'x')"),
-    ("find AudioFormat 8000:16:1", "ACK [2@0] {find} Unknown filter type"),
 ])
 def test_malformed_filters_mpd_024(db_server, command, ack):
-    # 0.23 says "'==' or '!=' expected" for a bad operator, and accepts old-style AudioFormat
-    # (matching nothing); 0.24 names the operator, and Tonearm rejects AudioFormat (§1.11).
+    # 0.23 says "'==' or '!=' expected" for a bad operator; 0.24 names it (seen from 0.24.13).
     tonearm_only(db_server, "0.24's operator error message")
     with db_server.connect() as c:
         assert c.command(command) == [ack]
+
+
+def test_old_style_audioformat_is_refused(db_server):
+    """`find AudioFormat VALUE`: MPD (0.23.12 and 0.24.13 alike) makes a tag filter of the
+    AudioFormat filter's number, which is no tag, and answers OK with no song; Tonearm says
+    the filter type is unknown, as it is for any other word that names nothing it can match."""
+    tonearm_only(db_server, "MPD accepts it and matches nothing", beyond_mpd=True)
+    with db_server.connect() as c:
+        assert c.command("find AudioFormat 8000:16:1") == ["ACK [2@0] {find} Unknown filter type"]
 
 
 @pytest.mark.parametrize("command", [

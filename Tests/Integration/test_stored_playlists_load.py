@@ -74,8 +74,9 @@ def test_load_into_a_full_queue(make_player_server):
 
 def test_stored_playlist_limit(make_player_server):
     server = make_player_server(extra_config='max_playlist_length "3"\n')
-    tonearm_only(server, "MPD 0.23 only guesses a playlist's length from its file size when it appends "
-                         "(size / 4097 >= max_playlist_length), so it lets the playlist grow")
+    tonearm_only(server, "MPD (0.23.12 and 0.24.13 alike) only guesses a playlist's length from its file size "
+                         "when it appends (size / 4097 >= max_playlist_length), so it lets the playlist grow; "
+                         "Tonearm counts the entries", beyond_mpd=True)
     with server.connect() as c:
         assert c.command('playlistadd x "Album A"') == ["OK"]
         assert c.command(f"playlistadd x {q(B1)}") == ["ACK [51@0] {playlistadd} Stored playlist is too large"]
