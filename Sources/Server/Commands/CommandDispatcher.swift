@@ -65,7 +65,7 @@ struct CommandDispatcher: Sendable {
             outcome = try await definition.handler(&invocation)
         } catch {
             // Output written before the failure stays in front of the ACK, as in MPD.
-            let mpdError = error as? MPDError ?? MPDError(.unknown, String(describing: error))
+            let mpdError = CommandError.ack(for: error)
             session = invocation.session
             swap(&invocation.response, &response)
             response.appendRaw(AckLine.format(mpdError, index: index, command: definition.name))
