@@ -95,7 +95,7 @@ unit:
 	$(SWIFT) test --skip-build
 
 integration:
-	TONEARM_BIN=$(CURDIR)/.build/debug/tonearm $(PYTHON) -m pytest -q -rsx Tests/Integration
+	TONEARM_BIN=$(CURDIR)/.build/debug/tonearm $(PYTHON) -m pytest -q -rfEsx Tests/Integration
 
 conformance:
 	$(PYTHON) Tests/Conformance/run.py --tonearm $(CURDIR)/.build/debug/tonearm
