@@ -30,6 +30,16 @@ import Testing
         #expect(ack(MixerError.noMixer) == "5 No mixer")
     }
 
+    @Test(arguments: [
+        (OutputAttributeError.noSuchOutput, "50 No such audio output"),
+        (.unsupported, "2 Unsupported attribute"),
+        (.invalidDoP, "2 Bad 'dop' value"),
+        (.invalidAllowedFormat(reason: "Invalid sample rate: 0"), "2 Invalid sample rate: 0"),
+    ])
+    func outputAttributeErrors(error: OutputAttributeError, expected: String) {
+        #expect(ack(error) == expected)
+    }
+
     /// A handler's own ACK passes through; anything unclassified is ACK 5 with its description.
     @Test func otherErrors() {
         #expect(ack(MPDError(.exist, "Playlist already exists")) == "56 Playlist already exists")

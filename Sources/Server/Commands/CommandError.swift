@@ -22,6 +22,8 @@ enum CommandError {
             return ack(for: error)
         case let error as MixerError:
             return ack(for: error)
+        case let error as OutputAttributeError:
+            return ack(for: error)
         default:
             return MPDError(.unknown, String(describing: error))
         }
@@ -50,6 +52,17 @@ enum CommandError {
     static func ack(for error: MixerError) -> MPDError {
         switch error {
         case .noMixer: MPDError(.unknown, "No mixer")
+        }
+    }
+
+    /// `outputset`: MPD's plugins throw `std::invalid_argument` (ACK 2) for what they do not
+    /// take, and a missing output is ACK 50.
+    static func ack(for error: OutputAttributeError) -> MPDError {
+        switch error {
+        case .noSuchOutput: MPDError(.noExist, "No such audio output")
+        case .unsupported: MPDError(.argument, "Unsupported attribute")
+        case .invalidDoP: MPDError(.argument, "Bad 'dop' value")
+        case .invalidAllowedFormat(let reason): MPDError(.argument, reason)
         }
     }
 }
