@@ -312,4 +312,20 @@ import Testing
             #expect(error?.message == message)
         }
     }
+
+    /// `outputset`: ALSA takes `dop` and `allowed_formats` (with the format parser's reason
+    /// when one is wrong), the other plugins nothing.
+    @Test func attributesRefuseWhatMPDRefuses() throws {
+        let alsa = ALSAOutput(device: "null")
+        #expect(throws: OutputAttributeError.invalidDoP) { try alsa.setAttribute(name: "dop", value: "yes") }
+        #expect(throws: OutputAttributeError.invalidAllowedFormat(reason: "Invalid sample format: 17")) {
+            try alsa.setAttribute(name: "allowed_formats", value: "44100:16:2 44100:17:2")
+        }
+        #expect(throws: OutputAttributeError.unsupported) { try alsa.setAttribute(name: "mixer", value: "1") }
+        try alsa.setAttribute(name: "dop", value: "1")
+        #expect(alsa.attributes.contains(OutputAttribute(name: "dop", value: "1")))
+        #expect(throws: OutputAttributeError.unsupported) {
+            try NullOutput(name: "null").setAttribute(name: "dop", value: "1")
+        }
+    }
 }

@@ -179,7 +179,7 @@ func makePlayer(songs: Int, mixer: Bool = false) -> (PlayerController, ScriptedP
         try player.next()
         #expect(player.status.state == .stop)
         #expect(player.status.current == nil)
-        #expect(throws: MPDError(.playerSync, "Not playing")) { try player.next() }
+        #expect(throws: PlayerError.notPlaying) { try player.next() }
     }
 
     @Test func previousRestartsTheFirstSongOrWrapsWithRepeat() throws {
@@ -239,19 +239,48 @@ func makePlayer(songs: Int, mixer: Bool = false) -> (PlayerController, ScriptedP
         let pipeline = ScriptedPipeline()
         let player = PlayerController(maximumLength: 2, pipeline: pipeline, hasMixer: false,
                                       path: { $0 }, notify: { _ in })
-        #expect(throws: MPDError(.playlistMax, "Playlist is too large")) {
+        #expect(throws: QueueError.tooLarge) {
             try player.add([song(0), song(1), song(2)])
         }
+        // What fitted stays, as in MPD.
+        #expect(player.queue.count == 2)
+    }
+
+    /// A position outside the queue is a bad index, an id that names no entry a missing song:
+    /// the commands that take one or the other answer differently.
+    @Test func positionsAndIDsFailInTheirOwnWords() throws {
+        let (player, _, _) = makePlayer(songs: 2)
+        #expect(throws: QueueError.badSongIndex) { try player.play(position: 2) }
+        #expect(throws: QueueError.badSongIndex) { try player.seek(position: 5, to: 0) }
+        #expect(throws: QueueError.badSongIndex) { try player.swap(0, 2) }
+        #expect(throws: QueueError.badSongIndex) { try player.move(1..<2, to: 2) }
+        #expect(throws: QueueError.badSongIndex) { try player.delete(range: RangeArgument(start: 3, end: nil)) }
+        #expect(throws: QueueError.noSuchSong) { try player.play(id: 9) }
+        #expect(throws: QueueError.noSuchSong) { try player.seek(id: 9, to: 0) }
+        #expect(throws: QueueError.noSuchSong) { try player.delete(id: 9) }
+        #expect(throws: QueueError.noSuchSong) { try player.swap(id: 1, id: 9) }
+        #expect(throws: QueueError.noSuchSong) { try player.setPriority(1, ids: [9]) }
+        #expect(throws: PlayerError.notPlaying) { try player.previous() }
+        #expect(throws: PlayerError.notPlaying) { try player.seekCurrent(1, relative: false) }
+    }
+
+    @Test func rangesAreRefusedForThePlayingSongAndPastTheEnd() throws {
+        let (player, _, _) = makePlayer(songs: 3)
+        try player.play(position: 0)
+        #expect(throws: QueueError.cannotEditCurrentSong) { try player.setRange(id: 1, start: 1, end: nil) }
+        // The songs last 10 seconds.
+        #expect(throws: QueueError.startPastSongEnd) { try player.setRange(id: 3, start: 11, end: nil) }
+        try player.setRange(id: 3, start: 10, end: nil)
     }
 
     @Test func volumeNeedsAMixer() throws {
         let (player, _, log) = makePlayer(songs: 0)
-        #expect(throws: MPDError(.system, "No mixer")) { try player.setVolume({ $0 + 5 }, noMixer: .system) }
+        #expect(throws: MixerError.noMixer) { try player.setVolume { $0 + 5 } }
         let (mixed, _, mixedLog) = makePlayer(songs: 0, mixer: true)
-        try mixed.setVolume({ $0 - 30 }, noMixer: .system)
+        try mixed.setVolume { $0 - 30 }
         #expect(mixed.volume == 70)
         #expect(mixedLog.take() == .mixer)
-        try mixed.setVolume({ _ in 70 }, noMixer: .unknown)
+        try mixed.setVolume { _ in 70 }
         #expect(mixedLog.take().isEmpty)
         #expect(log.take().isEmpty)
     }

@@ -84,6 +84,16 @@ struct SessionLoopTests {
         #expect(try await session.send("ping \"x").output == "ACK [5@0] {} Missing closing '\"'\n")
     }
 
+    @Test("the player's errors answer in MPD's words; volume and setvol differ without a mixer")
+    func playerErrors() async throws {
+        let session = SessionHarness()
+        #expect(try await session.send("play 3").output == "ACK [2@0] {play} Bad song index\n")
+        #expect(try await session.send("playid 3").output == "ACK [50@0] {playid} No such song\n")
+        #expect(try await session.send("next").output == "ACK [55@0] {next} Not playing\n")
+        #expect(try await session.send("setvol 50").output == "ACK [5@0] {setvol} No mixer\n")
+        #expect(try await session.send("volume 10").output == "ACK [52@0] {volume} No mixer\n")
+    }
+
     @Test("a bad command word is answered and then closes")
     func badWord() async throws {
         let session = SessionHarness()

@@ -1,6 +1,5 @@
 import CALSA
 import Glibc
-public import MPDProtocol
 
 /// MPD's `alsa` output: a PCM opened by name (`device`, default `default`), written with
 /// blocking `snd_pcm_writei` from the output thread.
@@ -66,7 +65,7 @@ public final class ALSAOutput: AudioOutputDevice {
     public var attributes: [OutputAttribute] { settable.list }
 
     /// `outputset` for `allowed_formats` and `dop`, with MPD's errors; used at the next open.
-    public func setAttribute(name: String, value: String) throws(MPDError) {
+    public func setAttribute(name: String, value: String) throws(OutputAttributeError) {
         try settable.set(name: name, value: value)
     }
 

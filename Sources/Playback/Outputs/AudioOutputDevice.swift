@@ -1,4 +1,3 @@
-public import MPDProtocol
 
 /// One audio device: the sink at the end of the pipeline for one `audio_output` block.
 ///
@@ -62,7 +61,7 @@ public protocol AudioOutputDevice: AnyObject {
 
     /// `outputset`: changes an attribute; it applies from the next open. Called from a client's
     /// task, not the output thread.
-    func setAttribute(name: String, value: String) throws(MPDError)
+    func setAttribute(name: String, value: String) throws(OutputAttributeError)
 }
 
 extension AudioOutputDevice {
@@ -70,7 +69,7 @@ extension AudioOutputDevice {
     public var attributes: [OutputAttribute] { [] }
 
     /// MPD's answer for a plugin without attributes.
-    public func setAttribute(name: String, value: String) throws(MPDError) { throw OutputAttribute.unsupported }
+    public func setAttribute(name: String, value: String) throws(OutputAttributeError) { throw .unsupported }
 }
 
 /// A volume control in the device itself, reached from the partition's command handlers while

@@ -14,9 +14,19 @@ public struct OutputAttribute: Sendable, Equatable {
         self.name = name
         self.value = value
     }
+}
 
-    /// The error of an output that has no attribute of that name (every plugin but ALSA).
-    static let unsupported = MPDError(.argument, "Unsupported attribute")
+/// Why `outputset` could not change an output's attribute.
+public enum OutputAttributeError: Error, Sendable, Equatable {
+    /// No output has the number given.
+    case noSuchOutput
+    /// The output has no attribute of that name (every plugin but ALSA has none).
+    case unsupported
+    /// ALSA's `dop` takes `0` or `1` only.
+    case invalidDoP
+    /// An entry of ALSA's `allowed_formats` is not an audio format; `reason` is the format
+    /// parser's message, which MPD shows the client as it is (`Invalid sample rate: 0`).
+    case invalidAllowedFormat(reason: String)
 }
 
 /// One entry of ALSA's `allowed_formats`: a format, `*` fields allowed, and `=dop` for DSD
@@ -25,14 +35,28 @@ struct AllowedFormat: Sendable, Equatable {
     let pattern: AudioFormatPattern
     let dop: Bool
 
+    /// Why a list did not parse: the format parser's message, which MPD shows as it is,
+    /// after `allowed_formats: ` in the log for the option, alone in the `outputset` ACK.
+    struct ParseError: Error {
+        let reason: String
+    }
+
     /// Parses the space-separated list with MPD's messages (an empty list allows anything).
-    static func parseList(_ text: String) throws(MPDError) -> [AllowedFormat] {
+    static func parseList(_ text: String) throws(ParseError) -> [AllowedFormat] {
         var list: [AllowedFormat] = []
         for word in text.split(separator: " ") {
             var entry = String(word)
             let dop = entry.hasSuffix("=dop")
             if dop { entry.removeLast(4) }
-            list.append(AllowedFormat(pattern: try AudioFormatPattern.parse(entry, mask: true), dop: dop))
+            let pattern: AudioFormatPattern
+            do {
+                pattern = try AudioFormatPattern.parse(entry, mask: true)
+            } catch {
+                // The filter syntax's parser, shared so both read formats alike; every one of
+                // its failures is a bad argument, so its message is all there is to keep.
+                throw ParseError(reason: error.message)
+            }
+            list.append(AllowedFormat(pattern: pattern, dop: dop))
         }
         return list
     }
@@ -96,16 +120,21 @@ final class ALSAAttributes: Sendable {
 
     /// `outputset`: MPD's ALSA plugin takes `dop` as `0` or `1` and `allowed_formats` as a
     /// list of formats; anything else is not an attribute of it.
-    func set(name: String, value: String) throws(MPDError) {
+    func set(name: String, value: String) throws(OutputAttributeError) {
         switch name {
         case "dop":
-            guard value == "0" || value == "1" else { throw MPDError(.argument, "Bad 'dop' value") }
+            guard value == "0" || value == "1" else { throw .invalidDoP }
             state.withLock { $0.dop = value == "1" }
         case "allowed_formats":
-            let list = try AllowedFormat.parseList(value)
+            let list: [AllowedFormat]
+            do {
+                list = try AllowedFormat.parseList(value)
+            } catch {
+                throw .invalidAllowedFormat(reason: error.reason)
+            }
             state.withLock { $0.allowed = list }
         default:
-            throw OutputAttribute.unsupported
+            throw .unsupported
         }
     }
 }

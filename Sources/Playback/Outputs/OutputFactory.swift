@@ -64,7 +64,7 @@ public enum OutputFactory {
         do {
             return try AllowedFormat.parseList(text)
         } catch {
-            throw OutputError("allowed_formats: \(error.message)")
+            throw OutputError("allowed_formats: \(error.reason)")
         }
     }
 }

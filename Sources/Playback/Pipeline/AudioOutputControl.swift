@@ -1,4 +1,3 @@
-public import MPDProtocol
 public import Configuration
 import Foundation
 
@@ -31,7 +30,7 @@ public protocol AudioOutputControl: AnyObject, Sendable {
     var hasMixer: Bool { get }
     /// `outputset`: sets attribute `name` of output `id` (which exists), with the plugin's
     /// errors.
-    func setAttribute(output id: Int, name: String, value: String) throws(MPDError)
+    func setAttribute(output id: Int, name: String, value: String) throws(OutputAttributeError)
 }
 
 extension DecodingPipeline: AudioOutputControl {
@@ -100,8 +99,8 @@ extension DecodingPipeline: AudioOutputControl {
         return outputs.indices.contains { attached[$0] && (outputs[$0].softwareVolume || outputs[$0].mixer != nil) }
     }
 
-    public func setAttribute(output id: Int, name: String, value: String) throws(MPDError) {
-        guard outputs.indices.contains(id) else { throw MPDError(.noExist, "No such audio output") }
+    public func setAttribute(output id: Int, name: String, value: String) throws(OutputAttributeError) {
+        guard outputs.indices.contains(id) else { throw .noSuchOutput }
         try outputs[id].sink.setAttribute(name: name, value: value)
     }
 }

@@ -44,14 +44,14 @@ protocol PCMSink: AnyObject {
     /// The device's runtime attributes (``AudioOutputDevice/attributes``).
     var attributes: [OutputAttribute] { get }
     /// Changes one (``AudioOutputDevice/setAttribute(name:value:)``).
-    func setAttribute(name: String, value: String) throws(MPDError)
+    func setAttribute(name: String, value: String) throws(OutputAttributeError)
 }
 
 extension PCMSink {
     /// None, unless the sink has some.
     var attributes: [OutputAttribute] { [] }
     /// MPD's answer for a plugin without attributes.
-    func setAttribute(name: String, value: String) throws(MPDError) { throw OutputAttribute.unsupported }
+    func setAttribute(name: String, value: String) throws(OutputAttributeError) { throw .unsupported }
 }
 
 extension AudioDecoder: PCMSource {}
@@ -69,5 +69,7 @@ final class DeviceSink: PCMSink {
     func pause() -> Bool { device.pause() }
     func close() { device.close() }
     var attributes: [OutputAttribute] { device.attributes }
-    func setAttribute(name: String, value: String) throws(MPDError) { try device.setAttribute(name: name, value: value) }
+    func setAttribute(name: String, value: String) throws(OutputAttributeError) {
+        try device.setAttribute(name: name, value: value)
+    }
 }

@@ -53,24 +53,24 @@ public final class PlayerController: Sendable {
         }
     }
 
-    /// Runs a change under the lock and then announces what it raised.
+    /// Runs a change under the lock and then announces what it raised, also when it failed
+    /// part-way (a queue that filled up keeps the songs that fitted).
     @discardableResult
-    func change<T>(_ body: (inout PlayerCore) throws -> T) throws(MPDError) -> T {
+    func change<T, Failure: Error>(_ body: (inout PlayerCore) throws(Failure) -> T) throws(Failure) -> T {
         var raised: IdleSubsystems = []
         var heard: [SongListening] = []
-        let result: Result<T, MPDError> = core.withLock { core in
+        let result: Result<T, Failure> = core.withLock { core in
             defer {
                 raised = core.events
                 core.events = []
                 heard = core.listened
                 core.listened = []
             }
-            do {
+            // Named: in the lock's closure an unnamed catch would see `any Error`.
+            do throws(Failure) {
                 return .success(try body(&core))
-            } catch let error as MPDError {
-                return .failure(error)
             } catch {
-                return .failure(MPDError(.unknown, "\(error)"))
+                return .failure(error)
             }
         }
         if !raised.isEmpty { notify(raised) }
@@ -80,7 +80,7 @@ public final class PlayerController: Sendable {
 
     /// A change that cannot fail.
     func update(_ body: (inout PlayerCore) -> Void) {
-        try? change(body)
+        change(body)
     }
 
     private func read<T>(_ body: (borrowing PlayerCore) -> T) -> T { core.withLock { body($0) } }
@@ -138,24 +138,36 @@ public final class PlayerController: Sendable {
     // MARK: Playback control
 
     /// `play [POS]`.
-    public func play(position: Int?) throws(MPDError) { try change { try $0.play(position: position) } }
+    public func play(position: Int?) throws(QueueError) {
+        try change { core throws(QueueError) in try core.play(position: position) }
+    }
     /// `playid [ID]`.
-    public func play(id: Int?) throws(MPDError) { try change { try $0.play(id: id) } }
+    public func play(id: Int?) throws(QueueError) {
+        try change { core throws(QueueError) in try core.play(id: id) }
+    }
     /// `pause [0|1]`; `nil` toggles.
     public func pause(_ paused: Bool?) { update { $0.setPaused(paused) } }
     /// `stop`.
     public func stop() { update { $0.stop() } }
     /// `next`.
-    public func next() throws(MPDError) { try change { try $0.next() } }
+    public func next() throws(PlayerError) {
+        try change { core throws(PlayerError) in try core.next() }
+    }
     /// `previous`.
-    public func previous() throws(MPDError) { try change { try $0.previous() } }
+    public func previous() throws(PlayerError) {
+        try change { core throws(PlayerError) in try core.previous() }
+    }
     /// `seek POS TIME`.
-    public func seek(position: Int, to time: Double) throws(MPDError) { try change { try $0.seek(position: position, to: time) } }
+    public func seek(position: Int, to time: Double) throws(QueueError) {
+        try change { core throws(QueueError) in try core.seek(position: position, to: time) }
+    }
     /// `seekid ID TIME`.
-    public func seek(id: Int, to time: Double) throws(MPDError) { try change { try $0.seek(id: id, to: time) } }
+    public func seek(id: Int, to time: Double) throws(QueueError) {
+        try change { core throws(QueueError) in try core.seek(id: id, to: time) }
+    }
     /// `seekcur [+-]TIME`.
-    public func seekCurrent(_ time: Double, relative: Bool) throws(MPDError) {
-        try change { try $0.seekCurrent(time, relative: relative) }
+    public func seekCurrent(_ time: Double, relative: Bool) throws(PlayerError) {
+        try change { core throws(PlayerError) in try core.seekCurrent(time, relative: relative) }
     }
     /// `clearerror`.
     public func clearError() { update { $0.error = nil } }
@@ -204,10 +216,10 @@ public final class PlayerController: Sendable {
     /// - Parameters:
     ///   - alwaysAnnounce: raise `mixer` even when the level stays (`setvol` does, `volume`
     ///     does not).
-    /// - Throws: `No mixer` when no output has one, with the code the command uses.
-    public func setVolume(_ transform: @Sendable (Int) -> Int, alwaysAnnounce: Bool = false, noMixer code: AckCode) throws(MPDError) {
-        try change { core in
-            guard let volume = core.volume else { throw MPDError(code, "No mixer") }
+    /// - Throws: ``MixerError/noMixer`` when no output has one.
+    public func setVolume(_ transform: @Sendable (Int) -> Int, alwaysAnnounce: Bool = false) throws(MixerError) {
+        try change { core throws(MixerError) in
+            guard let volume = core.volume else { throw .noMixer }
             let value = min(100, max(0, transform(volume)))
             guard value != volume || alwaysAnnounce else { return }
             core.volume = value
@@ -232,51 +244,61 @@ public final class PlayerController: Sendable {
     /// Appends songs, then moves them to `position` if given; returns their ids.
     /// - Parameter bulk: one queue change for all (`add DIR`), or one per song (`findadd`).
     @discardableResult
-    public func add(_ songs: [Song], at position: Int? = nil, bulk: Bool = true) throws(MPDError) -> [Int] {
-        try change { try $0.append(songs, at: position, bulk: bulk) }
+    public func add(_ songs: [Song], at position: Int? = nil, bulk: Bool = true) throws(QueueError) -> [Int] {
+        try change { core throws(QueueError) in try core.append(songs, at: position, bulk: bulk) }
     }
     /// `load`: a playlist's songs, inserted at `position` (else appended) as one queue change;
     /// `status` then shows `name` as `lastloadedplaylist`.
-    public func load(_ songs: [Song], at position: Int?, name: String) throws(MPDError) {
-        try change { try $0.load(songs, at: position, name: name) }
+    public func load(_ songs: [Song], at position: Int?, name: String) throws(QueueError) {
+        try change { core throws(QueueError) in try core.load(songs, at: position, name: name) }
     }
     /// `clear`.
     public func clear() { update { $0.clear() } }
     /// `delete POS|START:END`.
-    public func delete(range: RangeArgument) throws(MPDError) {
-        try change { try $0.delete(range: range) }
+    public func delete(range: RangeArgument) throws(QueueError) {
+        try change { core throws(QueueError) in try core.delete(range: range) }
     }
     /// `deleteid ID`.
-    public func delete(id: Int) throws(MPDError) { try change { try $0.delete(id: id) } }
+    public func delete(id: Int) throws(QueueError) {
+        try change { core throws(QueueError) in try core.delete(id: id) }
+    }
     /// `move START:END TO`.
-    public func move(_ range: Range<Int>, to destination: Int) throws(MPDError) {
-        try change { try $0.move(range, to: destination) }
+    public func move(_ range: Range<Int>, to destination: Int) throws(QueueError) {
+        try change { core throws(QueueError) in try core.move(range, to: destination) }
     }
     /// `swap POS1 POS2`.
-    public func swap(_ first: Int, _ second: Int) throws(MPDError) { try change { try $0.swap(first, second) } }
+    public func swap(_ first: Int, _ second: Int) throws(QueueError) {
+        try change { core throws(QueueError) in try core.swap(first, second) }
+    }
     /// `swapid ID1 ID2`.
-    public func swap(id first: Int, id second: Int) throws(MPDError) { try change { try $0.swap(id: first, id: second) } }
+    public func swap(id first: Int, id second: Int) throws(QueueError) {
+        try change { core throws(QueueError) in try core.swap(id: first, id: second) }
+    }
     /// `shuffle [START:END]`.
-    public func shuffle(_ range: RangeArgument) throws(MPDError) { try change { try $0.shuffle(range) } }
+    public func shuffle(_ range: RangeArgument) throws(QueueError) {
+        try change { core throws(QueueError) in try core.shuffle(range) }
+    }
     /// `prio PRIORITY START:END...`.
-    public func setPriority(_ priority: UInt8, ranges: [RangeArgument]) throws(MPDError) {
-        try change { core in
+    public func setPriority(_ priority: UInt8, ranges: [RangeArgument]) throws(QueueError) {
+        try change { core throws(QueueError) in
             for range in ranges { try core.setPriority(priority, range: range) }
         }
     }
     /// `prioid PRIORITY ID...`.
-    public func setPriority(_ priority: UInt8, ids: [Int]) throws(MPDError) {
-        try change { core in
+    public func setPriority(_ priority: UInt8, ids: [Int]) throws(QueueError) {
+        try change { core throws(QueueError) in
             for id in ids { try core.setPriority(priority, id: id) }
         }
     }
     /// `rangeid ID START:END`.
-    public func setRange(id: Int, start: Double, end: Double?) throws(MPDError) {
-        try change { try $0.setRange(id: id, start: start, end: end) }
+    public func setRange(id: Int, start: Double, end: Double?) throws(QueueError) {
+        try change { core throws(QueueError) in try core.setRange(id: id, start: start, end: end) }
     }
 
     /// Runs several changes as one unit (restoring the state file, tests).
-    func withCore<T>(_ body: (inout PlayerCore) throws -> T) throws(MPDError) -> T { try change(body) }
+    func withCore<T, Failure: Error>(_ body: (inout PlayerCore) throws(Failure) -> T) throws(Failure) -> T {
+        try change(body)
+    }
 }
 
 /// The fields of `status` that come from the player, read at one instant.

@@ -4,9 +4,9 @@ import MediaLibrary
 /// Queue edits that keep the current and queued songs right (MPD's `PlaylistEdit.cxx`).
 extension PlayerCore {
     /// Appends a song; in random mode it is shuffled into the part not played yet.
-    /// - Throws: `Playlist is too large` when the queue is full.
-    mutating func append(_ song: Song) throws(MPDError) -> Int {
-        guard !queue.isFull else { throw MPDError(.playlistMax, "Playlist is too large") }
+    /// - Throws: ``QueueError/tooLarge`` when the queue is full.
+    mutating func append(_ song: Song) throws(QueueError) -> Int {
+        guard !queue.isFull else { throw .tooLarge }
         let previous = queuedSongID
         let id = queue.append(song)
         if queue.random {
@@ -22,7 +22,7 @@ extension PlayerCore {
     /// - Parameter bulk: count them as one change (MPD's bulk edit, as `add DIR` does) rather
     ///   than one per song (as `findadd` does).
     /// - Returns: the new entries' ids.
-    mutating func append(_ songs: [Song], at position: Int? = nil, bulk: Bool = true) throws(MPDError) -> [Int] {
+    mutating func append(_ songs: [Song], at position: Int? = nil, bulk: Bool = true) throws(QueueError) -> [Int] {
         let start = queue.count
         var ids: [Int] = []
         if bulk { beginBulk() }
@@ -43,7 +43,7 @@ extension PlayerCore {
     /// before the old end (MPD ignores a failing move), and remembers the playlist's name for
     /// `status` (`lastloadedplaylist`, MPD 0.24). When the queue fills up, the songs that fitted
     /// stay and the name is not taken.
-    mutating func load(_ songs: [Song], at position: Int?, name: String) throws(MPDError) {
+    mutating func load(_ songs: [Song], at position: Int?, name: String) throws(QueueError) {
         let start = queue.count
         beginBulk()
         defer { commitBulk() }
@@ -92,8 +92,8 @@ extension PlayerCore {
     }
 
     /// `delete POS`.
-    mutating func delete(position: Int) throws(MPDError) {
-        guard position >= 0 && position < queue.count else { throw MPDError(.argument, "Bad song index") }
+    mutating func delete(position: Int) throws(QueueError) {
+        guard position >= 0 && position < queue.count else { throw .badSongIndex }
         var previous = queuedSongID
         deleteInternal(position, previous: &previous)
         updateQueuedSong(previous: previous)
@@ -101,7 +101,7 @@ extension PlayerCore {
     }
 
     /// `delete START:END`.
-    mutating func delete(range: RangeArgument) throws(MPDError) {
+    mutating func delete(range: RangeArgument) throws(QueueError) {
         let positions = try clip(range)
         guard !positions.isEmpty else { return }
         var previous = queuedSongID
@@ -111,22 +111,22 @@ extension PlayerCore {
     }
 
     /// `deleteid ID`.
-    mutating func delete(id: Int) throws(MPDError) {
-        guard let position = queue.position(ofID: id) else { throw MPDError(.noExist, "No such song") }
+    mutating func delete(id: Int) throws(QueueError) {
+        guard let position = queue.position(ofID: id) else { throw .noSuchSong }
         try delete(position: position)
     }
 
     /// A range checked against the queue: an open end means the end of the queue.
-    func clip(_ range: RangeArgument) throws(MPDError) -> Range<Int> {
+    func clip(_ range: RangeArgument) throws(QueueError) -> Range<Int> {
         let end = range.upperBound(clippedTo: queue.count)
-        guard range.start <= queue.count, range.start <= end else { throw MPDError(.argument, "Bad song index") }
+        guard range.start <= queue.count, range.start <= end else { throw .badSongIndex }
         return range.start..<end
     }
 
     /// `move`: moves `range` so that its first song lands at `destination`.
-    mutating func move(_ range: Range<Int>, to destination: Int) throws(MPDError) {
+    mutating func move(_ range: Range<Int>, to destination: Int) throws(QueueError) {
         guard !range.isEmpty, range.upperBound <= queue.count, destination <= queue.count - range.count else {
-            throw MPDError(.argument, "Bad song index")
+            throw .badSongIndex
         }
         guard range.lowerBound != destination else { return }
         let previous = queuedSongID
@@ -145,9 +145,9 @@ extension PlayerCore {
     }
 
     /// `swap POS1 POS2`.
-    mutating func swap(_ first: Int, _ second: Int) throws(MPDError) {
+    mutating func swap(_ first: Int, _ second: Int) throws(QueueError) {
         guard (0..<queue.count).contains(first), (0..<queue.count).contains(second) else {
-            throw MPDError(.argument, "Bad song index")
+            throw .badSongIndex
         }
         let previous = queuedSongID
         queue.swapPositions(first, second)
@@ -161,15 +161,15 @@ extension PlayerCore {
     }
 
     /// `swapid ID1 ID2`.
-    mutating func swap(id first: Int, id second: Int) throws(MPDError) {
+    mutating func swap(id first: Int, id second: Int) throws(QueueError) {
         guard let a = queue.position(ofID: first), let b = queue.position(ofID: second) else {
-            throw MPDError(.noExist, "No such song")
+            throw .noSuchSong
         }
         try swap(a, b)
     }
 
     /// `shuffle [START:END]`: shuffles the entries; the playing song moves to the front first.
-    mutating func shuffle(_ range: RangeArgument) throws(MPDError) {
+    mutating func shuffle(_ range: RangeArgument) throws(QueueError) {
         var positions = try clip(range)
         guard positions.count >= 2 else { return }
         let previous = queuedSongID
@@ -188,7 +188,7 @@ extension PlayerCore {
     }
 
     /// `prio PRIORITY START:END`.
-    mutating func setPriority(_ priority: UInt8, range: RangeArgument) throws(MPDError) {
+    mutating func setPriority(_ priority: UInt8, range: RangeArgument) throws(QueueError) {
         let positions = try clip(range)
         guard !positions.isEmpty else { return }
         let position = currentPosition
@@ -200,17 +200,17 @@ extension PlayerCore {
     }
 
     /// `prioid PRIORITY ID`.
-    mutating func setPriority(_ priority: UInt8, id: Int) throws(MPDError) {
-        guard let position = queue.position(ofID: id) else { throw MPDError(.noExist, "No such song") }
+    mutating func setPriority(_ priority: UInt8, id: Int) throws(QueueError) {
+        guard let position = queue.position(ofID: id) else { throw .noSuchSong }
         try setPriority(priority, range: RangeArgument(start: position, end: position + 1))
     }
 
     /// `rangeid ID START:END`: the part of the song that plays; not for the playing song.
-    mutating func setRange(id: Int, start: Double, end: Double?) throws(MPDError) {
-        guard let position = queue.position(ofID: id) else { throw MPDError(.noExist, "No such song") }
+    mutating func setRange(id: Int, start: Double, end: Double?) throws(QueueError) {
+        guard let position = queue.position(ofID: id) else { throw .noSuchSong }
         var requeue = false
         if playing {
-            if position == currentPosition { throw MPDError(.permission, "Cannot edit the current song") }
+            if position == currentPosition { throw .cannotEditCurrentSong }
             if let queued, queue.position(atOrder: queued) == position {
                 pipeline.enqueue(nil)
                 self.queued = nil
@@ -219,7 +219,7 @@ extension PlayerCore {
         }
         var end = end
         if let duration = queue.entries[position].song.duration {
-            guard start <= duration else { throw MPDError(.argument, "Invalid start offset") }
+            guard start <= duration else { throw .startPastSongEnd }
             if let value = end, value >= duration { end = nil }
         }
         queue.setRange(position: position, start: start, end: end)

@@ -186,11 +186,11 @@ struct PlayerCore: Sendable {
     }
 
     /// `play [POS]`: without a position resumes, or starts the current or first song.
-    mutating func play(position: Int?) throws(MPDError) {
+    mutating func play(position: Int?) throws(QueueError) {
         error = nil
         var index: Int
         if let position {
-            guard position >= 0 && position < queue.count else { throw MPDError(.argument, "Bad song index") }
+            guard position >= 0 && position < queue.count else { throw .badSongIndex }
             index = position
         } else {
             if queue.isEmpty { return }
@@ -214,9 +214,9 @@ struct PlayerCore: Sendable {
     }
 
     /// `playid [ID]`.
-    mutating func play(id: Int?) throws(MPDError) {
+    mutating func play(id: Int?) throws(QueueError) {
         guard let id else { return try play(position: nil) }
-        guard let position = queue.position(ofID: id) else { throw MPDError(.noExist, "No such song") }
+        guard let position = queue.position(ofID: id) else { throw .noSuchSong }
         try play(position: position)
     }
 
@@ -254,8 +254,8 @@ struct PlayerCore: Sendable {
     }
 
     /// `next`: as at the end of the song, except that `single` does not stop it.
-    mutating func next() throws(MPDError) {
-        guard playing else { throw MPDError(.playerSync, "Not playing") }
+    mutating func next() throws(PlayerError) {
+        guard playing else { throw .notPlaying }
         endListening(leftByUser: true)
         let single = queue.single
         queue.single = .off
@@ -265,16 +265,21 @@ struct PlayerCore: Sendable {
 
     /// `previous`: the song before in play order; at the start, the last one with repeat,
     /// otherwise the current song again.
-    mutating func previous() throws(MPDError) {
-        guard playing, let current else { throw MPDError(.playerSync, "Not playing") }
+    mutating func previous() throws(PlayerError) {
+        guard playing, let current else { throw .notPlaying }
         let index = current > 0 ? current - 1 : (queue.repeatMode ? queue.count - 1 : current)
         leaveForUserChoice(atOrder: index)
         playOrder(index)
     }
 
     /// `seek POS TIME`: plays the song at `position` from `time` seconds into its range.
-    mutating func seek(position: Int, to time: Double) throws(MPDError) {
-        guard position >= 0 && position < queue.count else { throw MPDError(.argument, "Bad song index") }
+    mutating func seek(position: Int, to time: Double) throws(QueueError) {
+        guard position >= 0 && position < queue.count else { throw .badSongIndex }
+        seek(validPosition: position, to: time)
+    }
+
+    /// Plays the song at `position`, which is in the queue, from `time` seconds into its range.
+    private mutating func seek(validPosition position: Int, to time: Double) {
         let index = queue.random ? queue.orderIndex(ofPosition: position) : position
         error = nil
         stopOnError = true
@@ -287,21 +292,21 @@ struct PlayerCore: Sendable {
     }
 
     /// `seekid ID TIME`.
-    mutating func seek(id: Int, to time: Double) throws(MPDError) {
-        guard let position = queue.position(ofID: id) else { throw MPDError(.noExist, "No such song") }
+    mutating func seek(id: Int, to time: Double) throws(QueueError) {
+        guard let position = queue.position(ofID: id) else { throw .noSuchSong }
         try seek(position: position, to: time)
     }
 
     /// `seekcur [+-]TIME`.
-    mutating func seekCurrent(_ time: Double, relative: Bool) throws(MPDError) {
-        guard playing, let position = currentPosition else { throw MPDError(.playerSync, "Not playing") }
+    mutating func seekCurrent(_ time: Double, relative: Bool) throws(PlayerError) {
+        guard playing, let position = currentPosition else { throw .notPlaying }
         var target = time
         if relative {
             let status = pipeline.status
-            guard status.state != .stop, let track = status.track else { throw MPDError(.playerSync, "Not playing") }
+            guard status.state != .stop, let track = status.track else { throw .notPlaying }
             target += (status.elapsed - track.start).rounded(.towardZero)
         }
-        try seek(position: position, to: max(0, target))
+        seek(validPosition: position, to: max(0, target))
     }
 
     // MARK: Pipeline events

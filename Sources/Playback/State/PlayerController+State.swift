@@ -101,6 +101,6 @@ extension PlayerController {
 
     private func withCoreUnchecked<T>(_ body: (inout PlayerCore) -> T) -> T {
         // A read that needs the whole core; it raises no events.
-        (try? withCore { core in body(&core) })!
+        withCore { core in body(&core) }
     }
 }

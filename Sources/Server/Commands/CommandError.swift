@@ -1,9 +1,14 @@
 import MPDProtocol
+import Playback
 
 /// Turns what a command handler throws into the `ACK` it answers: the one table where the
 /// errors of the library and the player, which speak their own domain, meet MPD's codes and
 /// messages (as MPD's `src/command/CommandError.cxx` maps its `PlaylistResult` and
 /// `DatabaseErrorCode`).
+///
+/// A domain error gets the code and words MPD answers it with in most commands. A command
+/// that MPD answers otherwise catches the error in its handler and throws its own ``MPDError``
+/// (`volume` without a mixer).
 enum CommandError {
     /// The `ACK` for `error`: an ``MPDError`` as it is, a domain error as its case says, and
     /// anything else ACK 5 with its description, as MPD answers an unclassified exception.
@@ -11,8 +16,53 @@ enum CommandError {
         switch error {
         case let error as MPDError:
             return error
+        case let error as QueueError:
+            return ack(for: error)
+        case let error as PlayerError:
+            return ack(for: error)
+        case let error as MixerError:
+            return ack(for: error)
+        case let error as OutputAttributeError:
+            return ack(for: error)
         default:
             return MPDError(.unknown, String(describing: error))
+        }
+    }
+
+    /// MPD's `PlaylistResult` answers: `BAD_RANGE`, `NO_SUCH_SONG`, `TOO_LARGE`, `DENIED`.
+    static func ack(for error: QueueError) -> MPDError {
+        switch error {
+        case .badSongIndex: MPDError(.argument, "Bad song index")
+        case .noSuchSong: MPDError(.noExist, "No such song")
+        case .tooLarge: MPDError(.playlistMax, "Playlist is too large")
+        case .cannotEditCurrentSong: MPDError(.permission, "Cannot edit the current song")
+        case .startPastSongEnd: MPDError(.argument, "Invalid start offset")
+        }
+    }
+
+    /// MPD's `PlaylistResult::NOT_PLAYING`.
+    static func ack(for error: PlayerError) -> MPDError {
+        switch error {
+        case .notPlaying: MPDError(.playerSync, "Not playing")
+        }
+    }
+
+    /// MPD's mixer code throws a plain runtime error without a mixer, which becomes ACK 5
+    /// (`setvol`); `volume` checks first and answers ACK 52 with the same words.
+    static func ack(for error: MixerError) -> MPDError {
+        switch error {
+        case .noMixer: MPDError(.unknown, "No mixer")
+        }
+    }
+
+    /// `outputset`: MPD's plugins throw `std::invalid_argument` (ACK 2) for what they do not
+    /// take, and a missing output is ACK 50.
+    static func ack(for error: OutputAttributeError) -> MPDError {
+        switch error {
+        case .noSuchOutput: MPDError(.noExist, "No such audio output")
+        case .unsupported: MPDError(.argument, "Unsupported attribute")
+        case .invalidDoP: MPDError(.argument, "Bad 'dop' value")
+        case .invalidAllowedFormat(let reason): MPDError(.argument, reason)
         }
     }
 }

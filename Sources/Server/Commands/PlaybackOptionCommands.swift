@@ -49,8 +49,8 @@ enum PlaybackOptionCommands {
         },
         CommandDefinition("setvol", permission: .player, arguments: .exactly(1)) { invocation in
             let level = Int(try Arguments.unsigned(invocation.arguments[0], maximum: 100))
-            // MPD's setvol fails with a generic error (ACK 5) where `volume` says ACK 52.
-            try invocation.player.setVolume({ _ in level }, alwaysAnnounce: true, noMixer: .unknown)
+            // Without a mixer: ACK 5 (`CommandError`), where `volume` answers ACK 52.
+            try invocation.player.setVolume({ _ in level }, alwaysAnnounce: true)
             return .ok
         },
         CommandDefinition("single", permission: .player, arguments: .exactly(1)) { invocation in
@@ -62,7 +62,13 @@ enum PlaybackOptionCommands {
         },
         CommandDefinition("volume", permission: .player, arguments: .exactly(1)) { invocation in
             let change = try Arguments.integer(invocation.arguments[0], in: -100...100)
-            try invocation.player.setVolume({ $0 + change }, noMixer: .system)
+            do {
+                try invocation.player.setVolume { $0 + change }
+            } catch {
+                // MPD's `volume` looks for a mixer itself and answers ACK 52, where `setvol`
+                // gets the generic ACK 5 of its mixer code.
+                throw MPDError(.system, CommandError.ack(for: error).message)
+            }
             return .ok
         },
     ]

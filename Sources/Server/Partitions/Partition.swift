@@ -73,9 +73,9 @@ public final class Partition: Sendable {
 
     /// `outputset` on output `id` (this partition's numbering). A stand-in has no attributes,
     /// as MPD's dummy plugin has none.
-    func setAttribute(output id: Int, name: String, value: String) throws(MPDError) {
-        guard let pipeline, let device = device(forOutput: id) else { throw MPDError(.noExist, "No such audio output") }
-        guard pipeline.holdsOutput(device) else { throw MPDError(.argument, "Unsupported attribute") }
+    func setAttribute(output id: Int, name: String, value: String) throws(OutputAttributeError) {
+        guard let pipeline, let device = device(forOutput: id) else { throw .noSuchOutput }
+        guard pipeline.holdsOutput(device) else { throw .unsupported }
         try pipeline.setAttribute(output: device, name: name, value: value)
     }
 
