@@ -1,0 +1,133 @@
+import Configuration
+import Logging
+import MPDProtocol
+import NIOCore
+
+/// The state machine of one session: framing, idle, and running commands.
+struct SessionLoop {
+    private let server: ServerContext
+    private let control: SessionControl
+    private let dispatcher: CommandDispatcher
+    private let inbox: IdleInbox
+    private let logger: Logger
+    private var session: SessionState
+    private var framer: RequestFramer
+    /// The subsystems the client waits for while it idles; `nil` when it does not.
+    private var idleMask: IdleSubsystems?
+
+    init(
+        server: ServerContext,
+        control: SessionControl,
+        session: SessionState,
+        logger: Logger,
+        output: ResponseStream? = nil
+    ) {
+        self.server = server
+        self.control = control
+        self.session = session
+        self.logger = logger
+        dispatcher = CommandDispatcher(table: server.commands, server: server, output: output)
+        framer = RequestFramer(maximumListSize: server.configuration.maxCommandListSize)
+        inbox = IdleInbox(wake: control.wake)
+        server.idleBus.register(inbox)
+        self.session.mailbox = server.channels.open(inbox: inbox)
+    }
+
+    /// The client's current state.
+    var state: SessionState { session }
+
+    /// Disconnects from the idle bus and from the message channels.
+    func finish() {
+        server.idleBus.unregister(inbox)
+        if let mailbox = session.mailbox { server.channels.close(mailbox) }
+    }
+
+    /// Handles one input.
+    /// - Parameter write: sends bytes to the client, waiting while its buffer is full.
+    /// - Returns: `false` when the connection must be closed.
+    mutating func handle(
+        _ input: SessionInput,
+        write: (ByteBuffer) async throws -> Void
+    ) async throws -> Bool {
+        switch input {
+        case .idleWake:
+            guard let mask = idleMask else { return true }
+            let ready = inbox.collect(mask)
+            if ready.isEmpty {
+                // A wake-up that belonged to an earlier idle: keep waiting.
+                if let late = inbox.beginWaiting(for: mask) { try await answerIdle(late, write: write) }
+                return true
+            }
+            try await answerIdle(ready, write: write)
+            return true
+        case .line(let line):
+            return try await handle(line: line, write: write)
+        }
+    }
+
+    private mutating func handle(line: ByteBuffer, write: (ByteBuffer) async throws -> Void) async throws -> Bool {
+        switch framer.consume(line.readableBytesView, isIdle: idleMask != nil) {
+        case .close(let reason):
+            logger.info("closing connection: \(reason)")
+            return false
+        case .collect:
+            return true
+        case .noidle:
+            guard idleMask != nil else { return true }
+            inbox.cancelWaiting()
+            idleMask = nil
+            control.setIdling(false)
+            try await write(ByteBuffer(string: "OK\n"))
+            return true
+        case .execute(let bytes):
+            var response = ResponseBuffer()
+            let result = await dispatcher.run(bytes, index: 0, session: &session, response: &response)
+            if result == .ok { response.appendRaw("OK\n") }
+            return try await finish(result, response: response, write: write)
+        case .executeList(let lines, let okMode):
+            var response = ResponseBuffer()
+            for (index, line) in lines.enumerated() {
+                let result = await dispatcher.run(line, index: index, session: &session, response: &response)
+                guard result == .ok else { return try await finish(result, response: response, write: write) }
+                if okMode { response.appendRaw("list_OK\n") }
+            }
+            response.appendRaw("OK\n")
+            try await write(response.bytes)
+            return true
+        }
+    }
+
+    /// Writes a command's response and carries out what its result asks for.
+    private mutating func finish(
+        _ result: CommandDispatcher.Result,
+        response: ResponseBuffer,
+        write: (ByteBuffer) async throws -> Void
+    ) async throws -> Bool {
+        if response.count > 0 { try await write(response.bytes) }
+        switch result {
+        case .ok, .failed:
+            return true
+        case .close:
+            return false
+        case .idle(let mask):
+            if let ready = inbox.beginWaiting(for: mask) {
+                try await answerIdle(ready, write: write)
+            } else {
+                idleMask = mask
+                control.setIdling(true)
+            }
+            return true
+        }
+    }
+
+    private mutating func answerIdle(_ subsystems: IdleSubsystems, write: (ByteBuffer) async throws -> Void) async throws {
+        var response = ResponseBuffer()
+        for name in subsystems.memberNames { response.append("changed", name) }
+        response.appendRaw("OK\n")
+        if idleMask != nil {
+            idleMask = nil
+            control.setIdling(false)
+        }
+        try await write(response.bytes)
+    }
+}
