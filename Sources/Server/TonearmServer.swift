@@ -20,14 +20,10 @@ public final class TonearmServer: Service {
     private let logger: Logger
     private let eventLoopGroup: any EventLoopGroup
     private let registry: ConnectionRegistry
-    private let hostPermissions: HostPermissionMatcher
+    private let binder: ListenerBinder
     private let listeners: ListenerSet
     private let boundAddresses = Mutex<[SocketAddress]>([])
     private let onListening: @Sendable (_ tcpPorts: [Int]) -> Void
-    /// The sockets systemd passed, taken when the server is made: before the state file is
-    /// restored, since a restored `play` may start a pipe output, which must inherit neither
-    /// the descriptors nor the variables.
-    private let inherited: Result<[SocketActivation.InheritedSocket], ListenerError>
 
     /// Creates the server.
     /// - Parameters:
@@ -57,8 +53,7 @@ public final class TonearmServer: Service {
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
         self.onListening = onListening
-        inherited = Result { () throws(ListenerError) in try SocketActivation.takeInheritedSockets() }
-        hostPermissions = HostPermissionMatcher(configuration: configuration)
+        binder = ListenerBinder(configuration: configuration, eventLoopGroup: eventLoopGroup)
         // `kill` stops the server the same way a signal does.
         context = ServerContext(
             configuration: configuration,
@@ -84,7 +79,7 @@ public final class TonearmServer: Service {
         for address in HostPermissionMatcher.unreadableEntries(in: context.configuration) {
             logger.warning("host_permissions entry ignored, not an IP address or network: \(address)")
         }
-        let bound = try await bindAll()
+        let bound = try await binder.bindAll()
         listeners.set(bound.map { $0.channel.channel })
         for listener in bound {
             if let address = listener.channel.channel.localAddress {
@@ -128,110 +123,5 @@ public final class TonearmServer: Service {
     /// Stops listening and closes every client connection; ``run()`` then returns.
     public func stop() {
         context.requestShutdown()
-    }
-
-    private struct BoundListener {
-        let address: ListenAddress
-        let channel: NIOAsyncChannel<AcceptedConnection, Never>
-    }
-
-    /// The sockets systemd passed, when socket-activated (they replace every configured
-    /// address, as in MPD); otherwise binds `bind_to_address` and `port`.
-    private func bindAll() async throws -> [BoundListener] {
-        let inherited = try inherited.get()
-        let addresses = inherited.isEmpty
-            ? ListenAddress.all(for: context.configuration)
-            : inherited.map { ListenAddress.inherited($0) }
-        var bound: [BoundListener] = []
-        do {
-            for address in addresses {
-                bound.append(BoundListener(address: address, channel: try await bind(address)))
-            }
-        } catch {
-            for listener in bound { try? await listener.channel.channel.close() }
-            throw error
-        }
-        return bound
-    }
-
-    private func bind(_ address: ListenAddress) async throws -> NIOAsyncChannel<AcceptedConnection, Never> {
-        switch address {
-        case .anyInterface(let port):
-            do {
-                return try await tcpBootstrap().bind(host: "::", port: port) { self.accept($0, isLocal: false) }
-            } catch {
-                // No IPv6 on this host: IPv4 alone still serves everyone it can.
-                return try await tcpBootstrap().bind(host: "0.0.0.0", port: port) { self.accept($0, isLocal: false) }
-            }
-        case .host(let host, let port):
-            return try await tcpBootstrap().bind(host: host, port: port) { self.accept($0, isLocal: false) }
-        case .unixSocket(let path):
-            try UnixSocketFile.removeStale(at: path)
-            let listener = try await baseBootstrap().bind(unixDomainSocketPath: path) {
-                self.accept($0, isLocal: true)
-            }
-            // 0666 unless `unix_socket_mode` says otherwise: any local user may connect, as with
-            // MPD's socket; `local_permissions` and `password` still apply.
-            chmod(path, mode_t(context.configuration.unixSocketMode))
-            return listener
-        case .inherited(let socket):
-            let bootstrap = socket.isUnix ? baseBootstrap() : tcpBootstrap()
-            return try await bootstrap.bind(socket.descriptor) { self.accept($0, isLocal: socket.isUnix) }
-        }
-    }
-
-    private func baseBootstrap() -> ServerBootstrap {
-        let maximumOutput = context.configuration.maxOutputBufferSize
-        return ServerBootstrap(group: eventLoopGroup)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: maximumOutput / 2, high: maximumOutput))
-    }
-
-    private func tcpBootstrap() -> ServerBootstrap {
-        baseBootstrap().childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
-    }
-
-    /// Sets up the pipeline of an accepted connection; runs on its event loop.
-    private func accept(_ channel: any Channel, isLocal: Bool) -> EventLoopFuture<AcceptedConnection> {
-        channel.eventLoop.makeCompletedFuture {
-            let timeout = context.configuration.connectionTimeout
-            let inputHandler = SessionInputHandler(timeout: timeout > 0 ? .seconds(Int64(timeout)) : nil)
-            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
-            try channel.pipeline.syncOperations.addHandler(inputHandler)
-            let asyncChannel = try NIOAsyncChannel<SessionInput, ByteBuffer>(wrappingChannelSynchronously: channel)
-            let permissions = isLocal
-                ? context.configuration.localPermissions
-                : hostPermissions.permissions(for: channel.remoteAddress)
-            return AcceptedConnection(
-                channel: asyncChannel,
-                control: SessionControl(handler: inputHandler, eventLoop: channel.eventLoop),
-                isLocal: isLocal,
-                permissions: permissions,
-                peer: channel.remoteAddress.map { $0.displayString } ?? "local"
-            )
-        }
-    }
-}
-
-/// The listening sockets, so that shutdown can close them from any thread.
-private final class ListenerSet: Sendable {
-    private let state = Mutex<(channels: [any Channel], closed: Bool)>(([], false))
-
-    /// Records the bound listeners; closes them at once if shutdown came first.
-    func set(_ channels: [any Channel]) {
-        let closed = state.withLock { state in
-            state.channels = channels
-            return state.closed
-        }
-        if closed { for channel in channels { channel.close(promise: nil) } }
-    }
-
-    func closeAll() {
-        let channels = state.withLock { state in
-            state.closed = true
-            return state.channels
-        }
-        for channel in channels { channel.close(promise: nil) }
     }
 }
