@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 public import Logging
-public import MPDProtocol
+public import MusicModel
 
 /// The music library: MPD's database, the seed's `MPMediaLibrary`. Songs and directories live
 /// in SQLite; the scanner keeps them in line with the music directory; sessions query them

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 import Playback
 import Server
 import ServiceLifecycle

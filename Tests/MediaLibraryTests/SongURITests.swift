@@ -3,6 +3,7 @@ import GRDB
 import Logging
 @testable import MediaLibrary
 import MPDProtocol
+import MusicModel
 import NIOCore
 import Testing
 

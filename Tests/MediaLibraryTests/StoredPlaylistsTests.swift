@@ -1,6 +1,7 @@
 import Foundation
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 public import MPDProtocol
+public import MusicModel
 
 /// The edits of a stored playlist's entries, with MPD's checks and messages
 /// (`PlaylistFileEditor`). They change the entries only when they succeed.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 public import MPDProtocol
+public import MusicModel
 
 #if canImport(Glibc)
 import Glibc

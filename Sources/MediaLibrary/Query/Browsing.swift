@@ -1,5 +1,6 @@
 import GRDB
 public import MPDProtocol
+public import MusicModel
 
 extension MediaLibrary {
     /// The song at `uri`, or `nil`.

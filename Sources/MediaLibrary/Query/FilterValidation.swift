@@ -1,5 +1,6 @@
 import GRDB
 import MPDProtocol
+import MusicModel
 
 extension MediaLibrary {
     /// MPD compiles a filter's regular expressions when it parses the filter, so a bad one is

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-public import MPDProtocol
+public import MusicModel
 
 extension MediaLibrary {
     /// The ids of the songs `selection` picks, sorted and windowed, in output order.
@@ -42,7 +42,7 @@ extension MediaLibrary {
     }
 
     /// MPD's `sort`: a stable sort of the matching songs in database order by the key.
-    private static func sortedIDs(_ db: Database, _ condition: SQLFragment, _ sort: MPDProtocol.SortOrder) throws -> [Int64] {
+    private static func sortedIDs(_ db: Database, _ condition: SQLFragment, _ sort: MusicModel.SortOrder) throws -> [Int64] {
         switch sort.key {
         case .lastModified, .added:
             let column = sort.key == .added ? "s.added" : "s.mtime"

@@ -1,5 +1,5 @@
 import GRDB
-public import MPDProtocol
+public import MusicModel
 
 /// One line of `count … group TAG`.
 public struct CountGroup: Sendable, Equatable {

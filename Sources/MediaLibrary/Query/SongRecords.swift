@@ -1,4 +1,5 @@
 public import MPDProtocol
+public import MusicModel
 import GRDB
 import GRDBSQLite
 

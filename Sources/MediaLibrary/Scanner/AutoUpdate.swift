@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import MPDProtocol
+import MusicModel
 import Synchronization
 
 /// `auto_update "yes"`: a `DirectoryWatcher` on the music directory feeding the update queue

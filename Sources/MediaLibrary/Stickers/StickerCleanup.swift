@@ -1,5 +1,6 @@
 import GRDB
 import MPDProtocol
+import MusicModel
 
 /// Removes the stickers of objects that left the database, after an update changed it: song
 /// stickers whose song is gone, tag stickers whose value no song has any more, and filter

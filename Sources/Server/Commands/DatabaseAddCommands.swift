@@ -1,6 +1,7 @@
 import Configuration
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 import Playback
 
 /// The database commands that feed the queue or a stored playlist: `findadd`, `searchadd`,

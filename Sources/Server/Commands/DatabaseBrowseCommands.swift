@@ -1,6 +1,7 @@
 import Configuration
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 
 /// The browsing commands of MPD's "music database" group: `lsinfo`, `listall`,
 /// `listallinfo`, `listfiles`.

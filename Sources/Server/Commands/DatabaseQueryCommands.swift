@@ -1,6 +1,7 @@
 import Configuration
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 
 /// The query commands of MPD's "music database" group: `find`, `search`, `count`,
 /// `searchcount`, `list`.

@@ -1,6 +1,7 @@
 import Configuration
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 
 /// A playlist the reading commands and `load` name: a stored playlist, else a playlist file in
 /// the music folder (MPD's `playlist_mapper_open`: the playlist directory is tried first, so a

@@ -1,6 +1,7 @@
 import Configuration
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 import Playback
 
 /// MPD's "Stored playlists" group: named `.m3u` playlists in `playlist_directory`, and the
