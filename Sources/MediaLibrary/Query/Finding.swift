@@ -7,8 +7,8 @@ extension MediaLibrary {
     ///
     /// Songs are fetched afterwards in pages with ``songs(ids:)``, so that a large result is
     /// streamed instead of held whole.
-    /// - Throws: ``MPDError`` for a regular expression that does not compile, or a `base`
-    ///   naming nothing in the database.
+    /// - Throws: ``LibraryError/invalidRegularExpression(pattern:syntax:)``, or
+    ///   ``LibraryError/noSuchDirectory(_:)`` for a `base` naming nothing in the database.
     public func songIDs(_ selection: DatabaseSelection) async throws -> [Int64] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition) ?? .alwaysTrue

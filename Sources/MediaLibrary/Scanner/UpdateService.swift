@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-public import MPDProtocol
 import Synchronization
 import Logging
 
@@ -55,11 +54,11 @@ public final class UpdateService: Sendable {
     public var runningJobID: Int? { state.withLock { $0.running?.id } }
 
     /// Queues an update of `uri` (`""` for everything) and returns its job id.
-    /// - Throws: ACK 54 `Update queue is full` when 32 jobs wait already.
-    public func enqueue(_ uri: String, rescan: Bool) throws(MPDError) -> Int {
-        let result: Result<(Job, startNow: Bool), MPDError> = state.withLock { state in
+    /// - Throws: ``LibraryError/updateQueueFull`` when 32 jobs wait already.
+    package func enqueue(_ uri: String, rescan: Bool) throws(LibraryError) -> Int {
+        let result: Result<(Job, startNow: Bool), LibraryError> = state.withLock { state in
             guard state.pending.count < Self.maximumQueued else {
-                return .failure(MPDError(.updateAlready, "Update queue is full"))
+                return .failure(.updateQueueFull)
             }
             state.lastID = state.lastID >= Self.maximumJobID ? 1 : state.lastID + 1
             let job = Job(id: state.lastID, uri: uri, rescan: rescan)

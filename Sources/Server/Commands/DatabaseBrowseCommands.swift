@@ -121,13 +121,7 @@ enum DatabaseBrowseCommands {
     static func listFiles(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
         let library = try invocation.server.requireLibrary()
         let uri = try LibraryURI.local(invocation.arguments.first ?? "", allowEmpty: true)
-        let entries: [DiskEntry]
-        do {
-            entries = try library.files(in: uri)
-        } catch {
-            throw MPDError(.system, error.description)
-        }
-        for entry in entries {
+        for entry in try library.files(in: uri) {
             if entry.isDirectory {
                 invocation.response.append("directory", entry.name)
             } else {
