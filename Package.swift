@@ -56,7 +56,7 @@ let package = Package(
         .target(
             name: "MediaLibrary",
             dependencies: [
-                "CFFmpeg", "CMalloc", "MusicModel", "MPDProtocol",
+                "CFFmpeg", "CMalloc", "MusicModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

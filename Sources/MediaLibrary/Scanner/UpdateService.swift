@@ -38,14 +38,22 @@ public final class UpdateService: Sendable {
     private let queue = DispatchQueue(label: "tonearm.update", qos: .utility)
     private let scanner: Scanner
     private let stickers: StickerStore?
+    private let parseFilterSticker: FilterStickerParser?
     private let logger: Logger
     private let onEvent: @Sendable (LibraryEvent) -> Void
 
-    /// - Parameter stickers: the sticker database to clean up after each update that changed
-    ///   the music database.
-    init(scanner: Scanner, stickers: StickerStore?, logger: Logger, onEvent: @escaping @Sendable (LibraryEvent) -> Void) {
+    /// - Parameters:
+    ///   - stickers: the sticker database to clean up after each update that changed the
+    ///     music database.
+    ///   - parseFilterSticker: reads a `filter` sticker's name back into its filter, for that
+    ///     cleanup.
+    init(
+        scanner: Scanner, stickers: StickerStore?, parseFilterSticker: FilterStickerParser?, logger: Logger,
+        onEvent: @escaping @Sendable (LibraryEvent) -> Void
+    ) {
         self.scanner = scanner
         self.stickers = stickers
+        self.parseFilterSticker = parseFilterSticker
         self.logger = logger
         self.onEvent = onEvent
     }
@@ -129,7 +137,7 @@ public final class UpdateService: Sendable {
     private func removeOrphanedStickers() {
         guard let stickers else { return }
         do {
-            let deleted = try StickerCleanup.run(stickers: stickers, library: scanner.store)
+            let deleted = try StickerCleanup.run(stickers: stickers, library: scanner.store, parseFilter: parseFilterSticker)
             guard deleted > 0 else { return }
             logger.info("removed \(deleted) stickers of songs, tags or filters no longer in the database")
             onEvent(.sticker)

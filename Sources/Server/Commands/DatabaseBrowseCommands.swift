@@ -87,8 +87,9 @@ enum DatabaseBrowseCommands {
         var cursor: Int64 = 0
         let tags = invocation.visibleTags
         while true {
-            guard let page = try await library.writeWalk(uri, recursive: recursive, details: details, after: cursor,
-                                                         limit: pageEntries, maximumBytes: pageBytes, { row, lines in
+            var lines = ResponseBuffer()
+            let page = try await library.writeWalk(uri, recursive: recursive, details: details, after: cursor,
+                                                   limit: pageEntries, maximumBytes: pageBytes, into: &lines) { row, lines in
                 switch row {
                 case .directory(let path, let lastModified):
                     if details {
@@ -107,9 +108,9 @@ enum DatabaseBrowseCommands {
                 case .songURI(let uri):
                     lines.append("file", bytes: uri)
                 }
-            })
-            else { return false }
-            invocation.response.append(contentsOf: page.lines)
+            }
+            guard page.found else { return false }
+            invocation.response.append(contentsOf: lines)
             try await invocation.flushIfLarge()
             guard let next = page.next else { return true }
             cursor = next
