@@ -38,9 +38,15 @@ let package = Package(
         // glibc's malloc.h: arena limit and trimming (ProcessMemory).
         .systemLibrary(name: "CMalloc"),
 
+        // The vocabulary every layer speaks (tags, songs, filter expressions), with no I/O and
+        // nothing of MPD's wire format, so the library and the player need not know the protocol.
+        .target(
+            name: "MusicModel",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "MPDProtocol",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["MusicModel", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -50,7 +56,7 @@ let package = Package(
         .target(
             name: "MediaLibrary",
             dependencies: [
-                "CFFmpeg", "CMalloc", "MPDProtocol",
+                "CFFmpeg", "CMalloc", "MusicModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -59,7 +65,7 @@ let package = Package(
         ),
         .target(
             name: "Playback",
-            dependencies: ["CFFmpeg", "CALSA", "MPDProtocol", "MediaLibrary", "Configuration"],
+            dependencies: ["CFFmpeg", "CALSA", "MusicModel", "MPDProtocol", "MediaLibrary", "Configuration"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -70,7 +76,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "MPDProtocol", "Configuration", "Playback", "MediaLibrary",
+                "MusicModel", "MPDProtocol", "Configuration", "Playback", "MediaLibrary",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -81,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "tonearm",
             dependencies: [
-                "Server", "Configuration", "Playback", "MediaLibrary", "Zeroconf",
+                "Server", "Configuration", "MusicModel", "MPDProtocol", "Playback", "MediaLibrary", "Zeroconf",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -93,7 +99,7 @@ let package = Package(
         .testTarget(
             name: "MPDProtocolTests",
             dependencies: [
-                "MPDProtocol",
+                "MusicModel", "MPDProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
             ],
@@ -102,7 +108,7 @@ let package = Package(
         .testTarget(
             name: "MediaLibraryTests",
             dependencies: [
-                "MediaLibrary", "MPDProtocol", "CFFmpeg",
+                "MediaLibrary", "MusicModel", "MPDProtocol", "CFFmpeg",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -110,7 +116,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PlaybackTests",
-            dependencies: ["Playback", "MediaLibrary", "MPDProtocol", "Configuration"],
+            dependencies: ["Playback", "MediaLibrary", "MusicModel", "MPDProtocol", "Configuration"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strictSettings),
@@ -118,7 +124,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Playback", "Zeroconf", "MPDProtocol", "MediaLibrary",
+                "Server", "Playback", "Zeroconf", "MusicModel", "MPDProtocol", "MediaLibrary",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

@@ -1,26 +1,8 @@
+public import MusicModel
+
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// A `START:END` argument (MPD's `RangeArg`): a half-open range of positions.
-public struct RangeArgument: Sendable, Equatable {
-    /// The first position.
-    public var start: Int
-    /// One past the last position, or `nil` for an open end (`N:`, or `-1` meaning "all").
-    public var end: Int?
-
-    /// Creates a range.
-    public init(start: Int, end: Int?) {
-        self.start = start
-        self.end = end
-    }
-
-    /// The whole list: what the legacy argument `-1` means.
-    public static let all = RangeArgument(start: 0, end: nil)
-
-    /// The end clipped to `length`.
-    public func upperBound(clippedTo length: Int) -> Int { min(end ?? length, length) }
-}
 
 /// Parsers for MPD's scalar argument syntaxes, with MPD's error messages (`ArgParser.cxx`).
 ///

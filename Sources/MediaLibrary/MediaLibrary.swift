@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-public import Logging
-public import MPDProtocol
+package import Logging
+public import MusicModel
 
 /// The music library: MPD's database, the seed's `MPMediaLibrary`. Songs and directories live
 /// in SQLite; the scanner keeps them in line with the music directory; sessions query them
@@ -52,11 +52,15 @@ public final class MediaLibrary: Sendable {
     /// Opens the database (creating it on first start, as MPD does).
     /// - Parameters:
     ///   - stickers: the sticker database, whose stickers of removed songs each update deletes.
+    ///   - parseFilterSticker: reads a `filter` sticker's name (a filter in MPD's syntax) back
+    ///     into its filter, so that the update can delete the stickers of filters that match
+    ///     nothing any more; without it they are kept.
     ///   - onEvent: called, on any thread, when an update starts or ends, when the database
     ///     changes, and when stickers were removed with what they belonged to.
-    public init(
+    package init(
         settings: Settings,
         stickers: StickerStore? = nil,
+        parseFilterSticker: FilterStickerParser? = nil,
         logger: Logger,
         onEvent: @escaping @Sendable (LibraryEvent) -> Void
     ) throws {
@@ -81,7 +85,8 @@ public final class MediaLibrary: Sendable {
             followOutsideSymlinks: settings.followOutsideSymlinks
         )
         let scanner = Scanner(store: store, walker: walker, tagMask: settings.tagMask, logger: logger)
-        updates = UpdateService(scanner: scanner, stickers: stickers, logger: logger, onEvent: onEvent)
+        updates = UpdateService(scanner: scanner, stickers: stickers, parseFilterSticker: parseFilterSticker,
+                                logger: logger, onEvent: onEvent)
     }
 
     /// Starts a full update when the database has never been filled, as MPD does on its first

@@ -1,6 +1,7 @@
 public import Configuration
 public import Logging
 public import MPDProtocol
+public import MusicModel
 public import Playback
 public import MediaLibrary
 

@@ -1,6 +1,7 @@
 public import Logging
 public import MediaLibrary
 import MPDProtocol
+import MusicModel
 import Playback
 public import ServiceLifecycle
 

@@ -1,6 +1,7 @@
 public import Configuration
 public import Logging
 import MPDProtocol
+import MusicModel
 public import NIOCore
 public import NIOPosix
 public import Playback

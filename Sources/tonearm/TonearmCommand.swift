@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 import Playback
 import Server
 import ServiceLifecycle
@@ -186,7 +187,10 @@ private func openLibrary(
     librarySettings.followOutsideSymlinks = settings.followOutsideSymlinks
     librarySettings.albumArtNames = settings.albumArtNames
     do {
-        return try MediaLibrary(settings: librarySettings, stickers: stickers, logger: logger) { event in
+        // A filter sticker is named by its filter in MPD's syntax, which only the protocol reads.
+        let parseFilterSticker: FilterStickerParser = { name in try? FilterExpression.parse([name], foldCase: false) }
+        return try MediaLibrary(settings: librarySettings, stickers: stickers, parseFilterSticker: parseFilterSticker,
+                                logger: logger) { event in
             switch event {
             case .update: idleBus.emit(.update)
             case .database: idleBus.emit(.database)

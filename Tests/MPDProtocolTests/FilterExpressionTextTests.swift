@@ -1,4 +1,5 @@
 import MPDProtocol
+import MusicModel
 import Testing
 
 /// `mpdExpression`: the normalised text MPD's `ToExpression()` gives a filter, under which

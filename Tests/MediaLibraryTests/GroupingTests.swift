@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MPDProtocol
+import MusicModel
 import Testing
 @testable import MediaLibrary
 

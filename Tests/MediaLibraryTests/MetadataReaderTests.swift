@@ -1,5 +1,5 @@
 import Foundation
-import MPDProtocol
+import MusicModel
 import MediaLibrary
 import Testing
 

@@ -2,8 +2,7 @@ import Foundation
 import GRDB
 import Logging
 @testable import MediaLibrary
-import MPDProtocol
-import NIOCore
+import MusicModel
 import Testing
 
 @Suite("Song URIs")
@@ -16,8 +15,14 @@ struct SongURITests {
         return (try MediaLibrary(settings: settings, logger: Logger(label: "test"), onEvent: { _ in }), test)
     }
 
-    private func text(_ buffer: ResponseBuffer) -> String {
-        String(decoding: buffer.bytes.readableBytesView, as: UTF8.self)
+    /// Collects what the library writes as `key: value` lines.
+    private struct Lines: RecordSink {
+        var text = ""
+        var count: Int { text.utf8.count }
+
+        mutating func append(_ key: String, bytes value: UnsafeRawBufferPointer) {
+            text += key + ": " + String(decoding: value, as: UTF8.self) + "\n"
+        }
     }
 
     @Test(arguments: [1, 2, 3, 7, 8])
@@ -36,9 +41,9 @@ struct SongURITests {
         var cursor: MediaLibrary.SongPosition?
         var pages = 0
         repeat {
-            let page = try await library.writeURIs(after: cursor, limit: limit)
-            printed += text(page.lines)
-            cursor = page.next
+            var lines = Lines()
+            cursor = try await library.writeURIs(after: cursor, limit: limit, into: &lines)
+            printed += lines.text
             pages += 1
         } while cursor != nil && pages <= mixedSongs.count + 1
         #expect(printed == expected)
@@ -50,7 +55,8 @@ struct SongURITests {
         let (library, test) = try library(mixedSongs)
         defer { test.remove() }
         let ids = try test.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM song WHERE uri IN ('1.mp3', '6.mp3') ORDER BY uri") }
-        let lines = try await library.writeURIs(ids: [ids[1], 999_999, ids[0]])
-        #expect(text(lines) == "file: 6.mp3\nfile: 1.mp3\n")
+        var lines = Lines()
+        try await library.writeURIs(ids: [ids[1], 999_999, ids[0]], into: &lines)
+        #expect(lines.text == "file: 6.mp3\nfile: 1.mp3\n")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import MediaLibrary
-import MPDProtocol
+import MusicModel
 import Synchronization
 import Testing
 
@@ -11,8 +11,8 @@ private final class Counter: Sendable {
     var value: Int { count.withLock { $0 } }
 }
 
-/// The stored playlist files: names, MPD's errors, modes, edits, atomic writes and change
-/// notifications, on a private temporary directory.
+/// The stored playlist files: names, MPD's rules and their errors, modes, edits, atomic writes
+/// and change notifications, on a private temporary directory.
 final class StoredPlaylistsTests {
     let root = NSTemporaryDirectory() + "tonearm-playlists-\(UUID().uuidString)"
     private let changes = Counter()
@@ -29,16 +29,16 @@ final class StoredPlaylistsTests {
         try String(contentsOfFile: directory + "/" + name + ".m3u", encoding: .utf8)
     }
 
-    /// `CODE message` of the MPD error `body` throws, or `nil`.
-    func error(_ body: () throws -> Void) -> String? {
+    /// The library error `body` throws, or `nil` (any other error fails the test).
+    func error(_ body: () throws -> Void) -> LibraryError? {
         do {
             try body()
-            return nil
-        } catch let error as MPDError {
-            return "\(error.code.rawValue) \(error.message)"
+        } catch let error as LibraryError {
+            return error
         } catch {
-            return "\(error)"
+            Issue.record("not a library error: \(error)")
         }
+        return nil
     }
 
     @Test func namesAreCheckedAsMPDDoes() {
@@ -49,8 +49,8 @@ final class StoredPlaylistsTests {
         #expect(!StoredPlaylists.isValidName("a\nb"))
         #expect(!StoredPlaylists.isValidName("a\rb"))
         let store = store()
-        #expect(error { try store.save([], as: "a/b", mode: .create) } == "2 Bad playlist name")
-        #expect(error { _ = try store.entries(of: "") } == "2 Bad playlist name")
+        #expect(error { try store.save([], as: "a/b", mode: .create) } == .invalidPlaylistName("a/b"))
+        #expect(error { _ = try store.entries(of: "") } == .invalidPlaylistName(""))
     }
 
     @Test func aMissingDirectoryHasNoPlaylistsAndIsMadeOnFirstSave() throws {
@@ -66,12 +66,12 @@ final class StoredPlaylistsTests {
     @Test func saveModes() throws {
         let store = store(maximumLength: 3)
         try store.save(["a"], as: "x", mode: .create)
-        #expect(error { try store.save(["b"], as: "x", mode: .create) } == "56 Playlist already exists")
-        #expect(error { try store.save(["b"], as: "y", mode: .append) } == "50 No such playlist")
-        #expect(error { try store.save(["b"], as: "y", mode: .replace) } == "50 No such playlist")
+        #expect(error { try store.save(["b"], as: "x", mode: .create) } == .playlistExists("x"))
+        #expect(error { try store.save(["b"], as: "y", mode: .append) } == .noSuchPlaylist("y"))
+        #expect(error { try store.save(["b"], as: "y", mode: .replace) } == .noSuchPlaylist("y"))
         try store.save(["b", "c"], as: "x", mode: .append)
         #expect(try store.entries(of: "x") == ["a", "b", "c"])
-        #expect(error { try store.save(["d"], as: "x", mode: .append) } == "51 Stored playlist is too large")
+        #expect(error { try store.save(["d"], as: "x", mode: .append) } == .playlistTooLarge)
         try store.save(["d"], as: "x", mode: .replace)
         #expect(try store.entries(of: "x") == ["d"])
         #expect(changes.value == 3)
@@ -91,33 +91,33 @@ final class StoredPlaylistsTests {
 
     @Test func editsApplyMPDsRules() throws {
         let store = store(maximumLength: 4)
-        #expect(error { try store.edit("x", createIfMissing: false) { _ throws(MPDError) in true } } == "50 No such playlist")
-        try store.edit("x", createIfMissing: true) { entries throws(MPDError) in
+        #expect(error { try store.edit("x", createIfMissing: false) { _ throws(LibraryError) in true } } == .noSuchPlaylist("x"))
+        try store.edit("x", createIfMissing: true) { entries throws(LibraryError) in
             try StoredPlaylists.insert(["a", "b", "c"], at: 0, into: &entries, maximumLength: 4)
             return true
         }
         var entries = try #require(try store.entries(of: "x"))
-        #expect(error { try StoredPlaylists.insert(["z"], at: 4, into: &entries, maximumLength: 4) } == "2 Bad position")
+        #expect(error { try StoredPlaylists.insert(["z"], at: 4, into: &entries, maximumLength: 4) } == .positionPastEnd(4))
         #expect(error { try StoredPlaylists.insert(["y", "z"], at: 1, into: &entries, maximumLength: 4) }
-            == "51 Stored playlist is too large")
+            == .playlistTooLarge)
         try StoredPlaylists.insert(["z"], at: 1, into: &entries, maximumLength: 4)
         #expect(entries == ["a", "z", "b", "c"])
         try StoredPlaylists.move(1..<2, to: 3, in: &entries)
         #expect(entries == ["a", "b", "c", "z"])
         try StoredPlaylists.move(2..<4, to: 0, in: &entries)
         #expect(entries == ["c", "z", "a", "b"])
-        #expect(error { try StoredPlaylists.move(0..<1, to: 4, in: &entries) } == "2 Bad range")
-        #expect(error { try StoredPlaylists.move(3..<5, to: 0, in: &entries) } == "2 Bad range")
+        #expect(error { try StoredPlaylists.move(0..<1, to: 4, in: &entries) } == .rangeOutOfBounds)
+        #expect(error { try StoredPlaylists.move(3..<5, to: 0, in: &entries) } == .rangeOutOfBounds)
         // A start at the end deletes nothing; only one past it is an error (RangeArg::CheckClip).
         try StoredPlaylists.remove(RangeArgument(start: 4, end: 5), from: &entries)
-        #expect(error { try StoredPlaylists.remove(RangeArgument(start: 5, end: 6), from: &entries) } == "2 Bad song index")
+        #expect(error { try StoredPlaylists.remove(RangeArgument(start: 5, end: 6), from: &entries) } == .rangeStartPastEnd(5))
         try StoredPlaylists.remove(RangeArgument(start: 1, end: 3), from: &entries)
         #expect(entries == ["c", "b"])
         try StoredPlaylists.remove(.all, from: &entries)
         #expect(entries.isEmpty)
         // An edit that says there is nothing to write leaves the file and raises no change.
         let before = changes.value
-        #expect(try !store.edit("x", createIfMissing: false) { _ throws(MPDError) in false })
+        #expect(try !store.edit("x", createIfMissing: false) { _ throws(LibraryError) in false })
         #expect(changes.value == before)
     }
 
@@ -127,15 +127,15 @@ final class StoredPlaylistsTests {
         try store.save(["b"], as: "y", mode: .create)
         try store.clear("x")
         #expect(try text("x") == "")
-        #expect(error { try store.clear("nope") } == "50 No such playlist")
-        #expect(error { try store.rename("x", to: "y") } == "56 Playlist exists already")
-        #expect(error { try store.rename("nope", to: "y") } == "56 Playlist exists already")
-        #expect(error { try store.rename("nope", to: "z") } == "50 No such playlist")
-        #expect(error { try store.rename("x", to: "a/b") } == "2 Bad playlist name")
+        #expect(error { try store.clear("nope") } == .noSuchPlaylist("nope"))
+        #expect(error { try store.rename("x", to: "y") } == .renameTargetExists("y"))
+        #expect(error { try store.rename("nope", to: "y") } == .renameTargetExists("y"))
+        #expect(error { try store.rename("nope", to: "z") } == .noSuchPlaylist("nope"))
+        #expect(error { try store.rename("x", to: "a/b") } == .invalidPlaylistName("a/b"))
         try store.rename("x", to: "z")
         #expect(try store.list().map(\.name) == ["y", "z"])
         try store.delete("z")
-        #expect(error { try store.delete("z") } == "50 No such playlist")
+        #expect(error { try store.delete("z") } == .noSuchPlaylist("z"))
         #expect(try store.list().map(\.name) == ["y"])
     }
 
@@ -151,7 +151,7 @@ final class StoredPlaylistsTests {
         #expect(try text("x") == "/srv/music/a.flac\n/elsewhere/b.flac\nhttp://example.com/s\n")
         // Edits read them back as library URIs, so a relative store writes them relative.
         let relative = store()
-        try relative.edit("x", createIfMissing: false) { _ throws(MPDError) in true }
+        try relative.edit("x", createIfMissing: false) { _ throws(LibraryError) in true }
         #expect(try text("x") == "a.flac\n/elsewhere/b.flac\nhttp://example.com/s\n")
     }
 }

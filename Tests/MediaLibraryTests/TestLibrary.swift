@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import MPDProtocol
+import MusicModel
 @testable import MediaLibrary
 
 /// A database in a temporary directory with songs written as the scanner writes them.

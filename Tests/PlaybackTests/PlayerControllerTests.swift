@@ -1,6 +1,7 @@
 import Configuration
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 import Synchronization
 import Testing
 

@@ -1,4 +1,4 @@
-import MediaLibrary
+import MusicModel
 import Testing
 
 @testable import Playback

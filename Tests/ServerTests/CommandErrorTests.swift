@@ -1,10 +1,11 @@
+import MediaLibrary
 import MPDProtocol
 import Playback
 import Testing
 
 @testable import Server
 
-/// The table from the player's errors to MPD's ACKs: every case with its code and words, as
+/// The table from the library's and the player's errors to MPD's ACKs: every case with its code and words, as
 /// the integration and conformance tests compare them with MPD's.
 @Suite struct CommandErrorTests {
     /// What the dispatcher writes for `error`, as "CODE message".
@@ -45,5 +46,30 @@ import Testing
         #expect(ack(MPDError(.exist, "Playlist already exists")) == "56 Playlist already exists")
         struct Unexpected: Error, CustomStringConvertible { var description: String { "went wrong" } }
         #expect(ack(Unexpected()) == "5 went wrong")
+    }
+
+    @Test("library errors answer MPD's codes and messages")
+    func libraryErrors() {
+        let expected: [(LibraryError, String)] = [
+            (.invalidRegularExpression(pattern: "(", syntax: RegexSyntaxError(offset: 1, message: "missing closing parenthesis")),
+             "2 Error in regex at offset 1: missing closing parenthesis"),
+            (.invalidRegularExpression(pattern: "(", syntax: nil), "2 Failed to compile regex"),
+            (.noSuchDirectory("a/b"), "50 No such directory"),
+            (.invalidPlaylistName("a/b"), "2 Bad playlist name"),
+            (.noSuchPlaylist("x"), "50 No such playlist"),
+            (.playlistExists("x"), "56 Playlist already exists"),
+            (.renameTargetExists("x"), "56 Playlist exists already"),
+            (.playlistTooLarge, "51 Stored playlist is too large"),
+            (.positionPastEnd(4), "2 Bad position"),
+            (.rangeStartPastEnd(5), "2 Bad song index"),
+            (.rangeOutOfBounds, "2 Bad range"),
+            (.fileOperationFailed(.open, path: "/srv/p", reason: "Permission denied"), "52 Failed to open /srv/p: Permission denied"),
+            (.fileOperationFailed(.replace, path: "/srv/p", reason: "No space left on device"),
+             "52 Failed to replace /srv/p: No space left on device"),
+            (.updateQueueFull, "54 Update queue is full"),
+        ]
+        for (error, answer) in expected {
+            #expect(ack(error) == answer)
+        }
     }
 }

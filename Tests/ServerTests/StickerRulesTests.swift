@@ -1,5 +1,6 @@
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 import Playback
 import Testing
 

@@ -1,4 +1,5 @@
 import MPDProtocol
+import MusicModel
 
 /// Feeds arbitrary bytes to the filter parsers: the whole input as one expression, its lines
 /// as an argument list (as a client could send them, quoted), and the tokenized request's

@@ -1,4 +1,5 @@
 import MPDProtocol
+import MusicModel
 import NIOCore
 
 /// Feeds arbitrary bytes through the whole input path of a connection: line framing,

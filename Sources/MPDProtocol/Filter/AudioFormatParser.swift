@@ -1,3 +1,5 @@
+public import MusicModel
+
 extension AudioFormatPattern {
     /// Parses the operand of `AudioFormat ==` / `=~` as MPD's `ParseAudioFormat`
     /// (src/pcm/AudioParser.cxx) does, with its messages.

@@ -1,3 +1,5 @@
+public import MusicModel
+
 extension FilterExpression {
     /// Parses the `FILTER` arguments of a search command (MPD's `SongFilter::Parse`):
     /// expression arguments (first byte `(`) and old-style `TYPE VALUE` pairs, in any mix, all

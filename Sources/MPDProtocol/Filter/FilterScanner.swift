@@ -1,3 +1,5 @@
+import MusicModel
+
 /// A read position in one filter argument, with the conventions of the C strings MPD parses:
 /// reading past the end yields a NUL byte, and an embedded NUL ends the text.
 ///

@@ -1,3 +1,5 @@
+public import MusicModel
+
 extension SortOrder {
     /// Parses the operand of `sort` (MPD's `ParseSortTag`): a tag name, `Last-Modified` or
     /// `Added`, and with `allowsPriority` (the queue's `playlistfind`/`playlistsearch`) `prio`,

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-public import MPDProtocol
+public import MusicModel
 
 #if canImport(Glibc)
 import Glibc
@@ -15,13 +15,13 @@ extension MediaLibrary {
     /// The entries of a playlist file in the music folder (`.m3u`, `.m3u8`, `.pls`), as written;
     /// `nil` when `uri` names no regular file of a format Tonearm reads. The file is read from
     /// disk whether or not the scanner has seen it yet, as MPD opens it through its storage.
-    public func playlistFileEntries(_ uri: String) throws(MPDError) -> [String]? {
+    package func playlistFileEntries(_ uri: String) throws(LibraryError) -> [String]? {
         guard let format = PlaylistFormat(suffixOf: uri) else { return nil }
         let path = absolutePath(of: uri)
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw MPDError(.system, "Failed to open \(path): \(String(cString: strerror(errno)))")
+            throw .fileOperationFailed(.open, path: path)
         }
         return format.entries(of: String(decoding: data, as: UTF8.self))
     }
@@ -39,8 +39,9 @@ extension MediaLibrary {
     }
 
     /// The URIs among `uris` whose songs match `filter` (`searchplaylist`).
-    /// - Throws: ``MPDError`` for a regular expression that does not compile, or a `base`
-    ///   naming nothing in the database, as `search` does.
+    /// - Throws: ``LibraryError/invalidRegularExpression(pattern:syntax:)`` or
+    ///   ``LibraryError/noSuchDirectory(_:)`` (a `base` naming nothing in the database), as
+    ///   `search` does.
     public func uris(matching filter: FilterExpression, among uris: some Collection<String>) async throws -> Set<String> {
         try Self.validateRegexes(filter)
         let condition = FilterSQL.condition(filter)

@@ -1,5 +1,4 @@
 import Foundation
-public import MPDProtocol
 import Synchronization
 
 #if canImport(Glibc)
@@ -36,8 +35,8 @@ public enum PlaylistSaveMode: String, Sendable, CaseIterable {
 /// Every change rewrites the whole file through a temporary file in the same directory and a
 /// `rename`, so a reader, a crash or a full disk never leaves half a playlist. Changes run one
 /// at a time under a lock, so two clients editing one playlist cannot lose each other's edit.
-/// Errors are MPD's: `Bad playlist name` (ACK 2), `No such playlist` (50), `Playlist already
-/// exists` (56), `Stored playlist is too large` (51), I/O failures (52).
+/// Failures are ``LibraryError``s: a bad name, a missing playlist, one that exists already, one
+/// that would grow too large, and failed file operations.
 public final class StoredPlaylists: Sendable {
     /// The playlist directory, without a trailing slash.
     public let directory: String
@@ -78,9 +77,9 @@ public final class StoredPlaylists: Sendable {
         !name.isEmpty && !name.utf8.contains { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
     }
 
-    /// Throws `Bad playlist name` (ACK 2) unless ``isValidName(_:)``.
-    public static func validate(_ name: String) throws(MPDError) {
-        guard isValidName(name) else { throw MPDError(.argument, "Bad playlist name") }
+    /// Throws ``LibraryError/invalidPlaylistName(_:)`` unless ``isValidName(_:)``.
+    package static func validate(_ name: String) throws(LibraryError) {
+        guard isValidName(name) else { throw .invalidPlaylistName(name) }
     }
 
     /// The file of a playlist.
@@ -91,10 +90,10 @@ public final class StoredPlaylists: Sendable {
     /// Every stored playlist, sorted by name (byte order; MPD lists them in directory order).
     /// Only regular `*.m3u` files with a UTF-8 name and no line break count. A playlist
     /// directory that does not exist yet has none.
-    public func list() throws(MPDError) -> [StoredPlaylistInfo] {
+    package func list() throws(LibraryError) -> [StoredPlaylistInfo] {
         guard let handle = opendir(directory) else {
             if errno == ENOENT { return [] }
-            throw Self.systemError("Failed to open \(directory)")
+            throw .fileOperationFailed(.open, path: directory)
         }
         defer { closedir(handle) }
         var playlists: [StoredPlaylistInfo] = []
@@ -118,7 +117,7 @@ public final class StoredPlaylists: Sendable {
 
     /// The entries of a stored playlist as written (blank and `#` lines left out), for playing
     /// and listing it; `nil` when there is none of that name.
-    public func entries(of name: String) throws(MPDError) -> [String]? {
+    package func entries(of name: String) throws(LibraryError) -> [String]? {
         try Self.validate(name)
         guard let text = try read(path(of: name)) else { return nil }
         return PlaylistFormat.m3uEntries(text, stripWhitespace: true)
@@ -126,14 +125,14 @@ public final class StoredPlaylists: Sendable {
 
     /// How many entries an edit of the playlist starts from (what `Bad position` is checked
     /// against before the songs are looked up); `nil` when there is none of that name.
-    public func editableCount(of name: String) throws(MPDError) -> Int? {
+    package func editableCount(of name: String) throws(LibraryError) -> Int? {
         try Self.validate(name)
         return try editableEntries(of: name)?.count
     }
 
     /// The entries an edit starts from (MPD's `LoadPlaylistFile`): lines as written, absolute
     /// paths below the music directory as library URIs.
-    private func editableEntries(of name: String) throws(MPDError) -> [String]? {
+    private func editableEntries(of name: String) throws(LibraryError) -> [String]? {
         guard let text = try read(path(of: name)) else { return nil }
         return PlaylistFormat.m3uEntries(text, stripWhitespace: false).map { line in
             if line.hasPrefix("/"), let uri = resolver.libraryURI(ofPath: line) { return uri }
@@ -144,23 +143,23 @@ public final class StoredPlaylists: Sendable {
     // MARK: Changing
 
     /// `save NAME [MODE]`: writes `uris` (the queue) as the playlist.
-    /// - Throws: `Playlist already exists` (56) for `create`, `No such playlist` (50) for
-    ///   `append`/`replace` of a missing one, `Stored playlist is too large` (51) when
-    ///   appending would pass `max_playlist_length`.
-    public func save(_ uris: [String], as name: String, mode: PlaylistSaveMode) throws(MPDError) {
+    /// - Throws: ``LibraryError/playlistExists(_:)`` for `create`,
+    ///   ``LibraryError/noSuchPlaylist(_:)`` for `append`/`replace` of a missing one,
+    ///   ``LibraryError/playlistTooLarge`` when appending would pass `max_playlist_length`.
+    package func save(_ uris: [String], as name: String, mode: PlaylistSaveMode) throws(LibraryError) {
         try Self.validate(name)
-        try lock.withLock { _ throws(MPDError) in
+        try lock.withLock { _ throws(LibraryError) in
             let existing = try editableEntries(of: name)
             switch mode {
             case .create:
-                if existing != nil { throw MPDError(.exist, "Playlist already exists") }
+                if existing != nil { throw .playlistExists(name) }
                 try write(uris, to: name)
             case .replace:
-                guard existing != nil else { throw MPDError(.noExist, "No such playlist") }
+                guard existing != nil else { throw .noSuchPlaylist(name) }
                 try write(uris, to: name)
             case .append:
-                guard let existing else { throw MPDError(.noExist, "No such playlist") }
-                guard existing.count + uris.count <= maximumLength else { throw Self.tooLarge }
+                guard let existing else { throw .noSuchPlaylist(name) }
+                guard existing.count + uris.count <= maximumLength else { throw .playlistTooLarge }
                 try write(existing + uris, to: name)
             }
         }
@@ -169,23 +168,23 @@ public final class StoredPlaylists: Sendable {
 
     /// Changes a playlist's entries: `body` gets them and says whether to write them back.
     /// - Parameter createIfMissing: start a missing playlist empty (MPD's `LoadMode::TRY`)
-    ///   instead of failing with `No such playlist`.
+    ///   instead of failing with ``LibraryError/noSuchPlaylist(_:)``.
     /// - Returns: whether the playlist was written.
     @discardableResult
-    public func edit(
+    package func edit(
         _ name: String,
         createIfMissing: Bool,
-        _ body: (inout [String]) throws(MPDError) -> Bool
-    ) throws(MPDError) -> Bool {
+        _ body: (inout [String]) throws(LibraryError) -> Bool
+    ) throws(LibraryError) -> Bool {
         try Self.validate(name)
-        let written = try lock.withLock { _ throws(MPDError) -> Bool in
+        let written = try lock.withLock { _ throws(LibraryError) -> Bool in
             var entries: [String]
             if let existing = try editableEntries(of: name) {
                 entries = existing
             } else if createIfMissing {
                 entries = []
             } else {
-                throw MPDError(.noExist, "No such playlist")
+                throw .noSuchPlaylist(name)
             }
             guard try body(&entries) else { return false }
             try write(entries, to: name)
@@ -196,35 +195,36 @@ public final class StoredPlaylists: Sendable {
     }
 
     /// `playlistclear NAME`: empties an existing playlist.
-    public func clear(_ name: String) throws(MPDError) {
-        try edit(name, createIfMissing: false) { entries throws(MPDError) in
+    package func clear(_ name: String) throws(LibraryError) {
+        try edit(name, createIfMissing: false) { entries throws(LibraryError) in
             entries = []
             return true
         }
     }
 
     /// `rm NAME`.
-    public func delete(_ name: String) throws(MPDError) {
+    package func delete(_ name: String) throws(LibraryError) {
         try Self.validate(name)
-        try lock.withLock { _ throws(MPDError) in
+        try lock.withLock { _ throws(LibraryError) in
             guard unlink(path(of: name)) == 0 else {
-                if errno == ENOENT { throw MPDError(.noExist, "No such playlist") }
-                throw Self.systemError("Failed to delete \(path(of: name))")
+                if errno == ENOENT { throw .noSuchPlaylist(name) }
+                throw .fileOperationFailed(.delete, path: path(of: name))
             }
         }
         onChange()
     }
 
     /// `rename NAME NEW_NAME`: MPD checks the new name first, so renaming onto an existing
-    /// playlist fails with `Playlist exists already` (56) even when the old one is missing.
-    public func rename(_ name: String, to newName: String) throws(MPDError) {
+    /// playlist fails with ``LibraryError/renameTargetExists(_:)`` even when the old one is
+    /// missing.
+    package func rename(_ name: String, to newName: String) throws(LibraryError) {
         try Self.validate(name)
         try Self.validate(newName)
-        try lock.withLock { _ throws(MPDError) in
-            if exists(newName) { throw MPDError(.exist, "Playlist exists already") }
+        try lock.withLock { _ throws(LibraryError) in
+            if exists(newName) { throw .renameTargetExists(newName) }
             guard Glibc.rename(path(of: name), path(of: newName)) == 0 else {
-                if errno == ENOENT { throw MPDError(.noExist, "No such playlist") }
-                throw Self.systemError("Failed to rename \(path(of: name))")
+                if errno == ENOENT { throw .noSuchPlaylist(name) }
+                throw .fileOperationFailed(.rename, path: path(of: name))
             }
         }
         onChange()
@@ -232,18 +232,12 @@ public final class StoredPlaylists: Sendable {
 
     // MARK: Files
 
-    static let tooLarge = MPDError(.playlistMax, "Stored playlist is too large")
-
-    static func systemError(_ what: String) -> MPDError {
-        MPDError(.system, "\(what): \(String(cString: strerror(errno)))")
-    }
-
     /// A file's text, or `nil` when it does not exist.
-    private func read(_ path: String) throws(MPDError) -> String? {
+    private func read(_ path: String) throws(LibraryError) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
-            throw Self.systemError("Failed to open \(path)")
+            throw .fileOperationFailed(.open, path: path)
         }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
@@ -253,7 +247,7 @@ public final class StoredPlaylists: Sendable {
             if count == 0 { break }
             guard count > 0 else {
                 if errno == EINTR { continue }
-                throw Self.systemError("Failed to read \(path)")
+                throw .fileOperationFailed(.read, path: path)
             }
             bytes += buffer[..<count]
         }
@@ -262,7 +256,7 @@ public final class StoredPlaylists: Sendable {
 
     /// Writes a playlist through a temporary file and `rename`, making the directory first if
     /// needed. With `save_absolute_paths_in_playlists`, relative entries are written as paths.
-    private func write(_ entries: [String], to name: String) throws(MPDError) {
+    private func write(_ entries: [String], to name: String) throws(LibraryError) {
         let lines = entries.map { entry -> String in
             guard let root = absolutePathRoot, !entry.hasPrefix("/"), !entry.contains("://") else { return entry }
             return root + "/" + entry
@@ -271,26 +265,26 @@ public final class StoredPlaylists: Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
-                throw MPDError(.system, "Failed to create \(directory): \(error.localizedDescription)")
+                throw .fileOperationFailed(.create, path: directory, reason: error.localizedDescription)
             }
         }
         let temporary = directory + "/.tonearm-\(getpid())-\(UInt32.random(in: 0 ... .max)).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw Self.systemError("Failed to create \(temporary)") }
-        var failure: MPDError?
+        guard descriptor >= 0 else { throw .fileOperationFailed(.create, path: temporary) }
+        var failure: LibraryError?
         var bytes = Array(PlaylistFormat.m3uText(lines).utf8)[...]
         while !bytes.isEmpty && failure == nil {
             let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
             if written > 0 {
                 bytes = bytes.dropFirst(written)
             } else if errno != EINTR {
-                failure = Self.systemError("Failed to write \(temporary)")
+                failure = .fileOperationFailed(.write, path: temporary)
             }
         }
-        if failure == nil && fsync(descriptor) != 0 { failure = Self.systemError("Failed to write \(temporary)") }
+        if failure == nil && fsync(descriptor) != 0 { failure = .fileOperationFailed(.write, path: temporary) }
         close(descriptor)
         if failure == nil && Glibc.rename(temporary, path(of: name)) != 0 {
-            failure = Self.systemError("Failed to replace \(path(of: name))")
+            failure = .fileOperationFailed(.replace, path: path(of: name))
         }
         if let failure {
             unlink(temporary)

@@ -1,5 +1,5 @@
 import GRDB
-public import MPDProtocol
+public import MusicModel
 
 extension MediaLibrary {
     /// The song at `uri`, or `nil`.
@@ -45,27 +45,26 @@ extension MediaLibrary {
     }
 
     /// ``walk(_:recursive:details:after:limit:)`` for printing: `body` writes each entry into
-    /// the page's buffer straight from SQLite's row, with no ``Song`` or string built (half the
-    /// time of a 30 MB `listallinfo`). The page also ends once the buffer holds `maximumBytes`:
-    /// entries range from a short name to a song block of dozens of lines.
-    /// - Returns: the page's lines and the cursor for the next page, or `nil` when the directory
-    ///   does not exist.
-    public func writeWalk(
+    /// `sink` straight from SQLite's row, with no ``Song`` or string built. The page also ends
+    /// once the sink holds `maximumBytes`: entries range from a short name to a song block of
+    /// dozens of lines.
+    /// - Returns: whether the directory exists, and the cursor for the next page (`nil` at the
+    ///   end).
+    package func writeWalk<Sink: RecordSink>(
         _ path: String,
         recursive: Bool,
         details: Bool,
         after cursor: Int64,
         limit: Int,
         maximumBytes: Int,
-        _ body: (WalkRow, inout ResponseBuffer) -> Void
-    ) async throws -> (lines: ResponseBuffer, next: Int64?)? {
+        into sink: inout Sink,
+        _ body: (WalkRow, inout Sink) -> Void
+    ) async throws -> (found: Bool, next: Int64?) {
         try store.read { db in
-            var buffer = ResponseBuffer()
-            let walked = try Self.forEachWalkRow(db, path, recursive: recursive, details: details, after: cursor, limit: limit,
-                                                 full: { buffer.count >= maximumBytes }) { row in
-                body(row, &buffer)
+            try Self.forEachWalkRow(db, path, recursive: recursive, details: details, after: cursor, limit: limit,
+                                    full: { sink.count >= maximumBytes }) { row in
+                body(row, &sink)
             }
-            return walked.found ? (buffer, walked.next) : nil
         }
     }
 

@@ -16,18 +16,6 @@ public struct DiskEntry: Sendable, Equatable {
     public var mtime: Int64
 }
 
-/// A folder that could not be opened for listing: MPD's `Failed to open PATH: REASON`.
-public struct DirectoryOpenError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The absolute path that was opened.
-    public let path: String
-    /// The `errno` of the failure.
-    public let code: Int32
-
-    /// `Failed to open PATH: REASON`, the reason in the C library's words (`No such file or
-    /// directory`, `Not a directory`, …), as MPD words it.
-    public var description: String { "Failed to open \(path): \(String(cString: strerror(code)))" }
-}
-
 extension MediaLibrary {
     /// Everything in the folder `uri` of the music directory, playable or not, in the order
     /// the file system lists it (MPD does not sort `listfiles`).
@@ -36,10 +24,11 @@ extension MediaLibrary {
     /// Without `followingLinks`, symbolic links are left out, as MPD's `listfiles` reads each
     /// entry with `lstat`; with it, a link counts as what it points to. Names with a line feed
     /// and entries that are neither files nor folders are left out.
-    /// - Throws: ``DirectoryOpenError`` when the folder cannot be opened.
-    public func files(in uri: String, followingLinks: Bool = false) throws(DirectoryOpenError) -> [DiskEntry] {
+    /// - Throws: ``LibraryError/fileOperationFailed(_:path:reason:)`` when the folder cannot
+    ///   be opened.
+    package func files(in uri: String, followingLinks: Bool = false) throws(LibraryError) -> [DiskEntry] {
         let path = absolutePath(of: uri)
-        guard let handle = opendir(path) else { throw DirectoryOpenError(path: path, code: errno) }
+        guard let handle = opendir(path) else { throw .fileOperationFailed(.open, path: path) }
         defer { closedir(handle) }
         var entries: [DiskEntry] = []
         while let entry = readdir(handle) {

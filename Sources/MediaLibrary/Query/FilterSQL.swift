@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import MPDProtocol
+import MusicModel
 
 /// A piece of SQL with its arguments.
 struct SQLFragment: Sendable {

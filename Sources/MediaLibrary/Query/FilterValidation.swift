@@ -1,21 +1,22 @@
 import GRDB
-import MPDProtocol
+import MusicModel
 
 extension MediaLibrary {
     /// MPD compiles a filter's regular expressions when it parses the filter, so a bad one is
-    /// an argument error before anything runs. The message is PCRE2's, as MPD gives it, when
-    /// libpcre2 is there to say it (``PCRE2Syntax``).
-    /// - Throws: ``MPDError`` (ACK 2) for a pattern that does not compile.
-    static func validateRegexes(_ expression: FilterExpression) throws {
-        func check(_ predicate: StringPredicate) throws {
+    /// an error before anything runs. PCRE2 says what is wrong, as in MPD, when libpcre2 is
+    /// there to say it (``PCRE2Syntax``).
+    /// - Throws: ``LibraryError/invalidRegularExpression(pattern:syntax:)`` for a pattern that
+    ///   does not compile.
+    static func validateRegexes(_ expression: FilterExpression) throws(LibraryError) {
+        func check(_ predicate: StringPredicate) throws(LibraryError) {
             guard predicate.operator == .regex else { return }
-            if let message = PCRE2Syntax.error(in: predicate.value, caseless: predicate.foldCase) {
-                throw MPDError(.argument, message)
+            if let syntax = PCRE2Syntax.error(in: predicate.value, caseless: predicate.foldCase) {
+                throw .invalidRegularExpression(pattern: predicate.value, syntax: syntax)
             }
             do {
                 _ = try RegexCache.shared.expression(predicate.value, caseless: predicate.foldCase)
             } catch {
-                throw MPDError(.argument, "Failed to compile regex")
+                throw .invalidRegularExpression(pattern: predicate.value, syntax: nil)
             }
         }
         switch expression {
@@ -29,7 +30,7 @@ extension MediaLibrary {
     /// MPD starts a filtered walk at the filter's first `base` that is not negated (its
     /// `SongFilter::GetBase`, after nested ANDs are flattened), so a base naming neither a
     /// directory nor a song is an error rather than an empty result.
-    /// - Throws: ``MPDError`` (ACK 50) `No such directory`.
+    /// - Throws: ``LibraryError/noSuchDirectory(_:)``, or the database's error.
     static func validateBase(_ db: Database, _ expression: FilterExpression) throws {
         // "/" is the root to MPD's directory lookup, as "" is.
         guard let base = walkBase(expression), base != "", base != "/" else { return }
@@ -37,7 +38,7 @@ extension MediaLibrary {
         if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM song WHERE uri = ?)", arguments: [base]) == true {
             return
         }
-        throw MPDError(.noExist, "No such directory")
+        throw LibraryError.noSuchDirectory(base)
     }
 
     /// The first `base` operand reached through ANDs alone, depth first.

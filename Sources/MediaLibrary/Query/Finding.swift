@@ -1,14 +1,14 @@
 import Foundation
 import GRDB
-public import MPDProtocol
+public import MusicModel
 
 extension MediaLibrary {
     /// The ids of the songs `selection` picks, sorted and windowed, in output order.
     ///
     /// Songs are fetched afterwards in pages with ``songs(ids:)``, so that a large result is
     /// streamed instead of held whole.
-    /// - Throws: ``MPDError`` for a regular expression that does not compile, or a `base`
-    ///   naming nothing in the database.
+    /// - Throws: ``LibraryError/invalidRegularExpression(pattern:syntax:)``, or
+    ///   ``LibraryError/noSuchDirectory(_:)`` for a `base` naming nothing in the database.
     public func songIDs(_ selection: DatabaseSelection) async throws -> [Int64] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition) ?? .alwaysTrue
@@ -42,7 +42,7 @@ extension MediaLibrary {
     }
 
     /// MPD's `sort`: a stable sort of the matching songs in database order by the key.
-    private static func sortedIDs(_ db: Database, _ condition: SQLFragment, _ sort: MPDProtocol.SortOrder) throws -> [Int64] {
+    private static func sortedIDs(_ db: Database, _ condition: SQLFragment, _ sort: MusicModel.SortOrder) throws -> [Int64] {
         switch sort.key {
         case .lastModified, .added:
             let column = sort.key == .added ? "s.added" : "s.mtime"

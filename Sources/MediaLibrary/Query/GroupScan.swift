@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import MPDProtocol
+import MusicModel
 
 /// The per-song work of `list` and `count … group`, in one pass over the packed tags of the
 /// matching songs (`songTagList`).

@@ -1,5 +1,5 @@
 import GRDB
-public import MPDProtocol
+public import MusicModel
 
 /// One line of `count … group TAG`.
 public struct CountGroup: Sendable, Equatable {
@@ -15,7 +15,7 @@ extension MediaLibrary {
     /// `list TAG`: the distinct combinations of the group tags' and `subject`'s values, each
     /// row outermost group first and the subject last, sorted by bytes, the window applied to
     /// the outermost level. A song without a tag (and its fallbacks) contributes an empty value.
-    /// (`list file` prints URIs page by page instead: ``writeURIs(after:limit:)``.)
+    /// (`list file` prints URIs page by page instead: ``writeURIs(after:limit:into:)``.)
     public func list(_ selection: ListSelection, subject: TagType) async throws -> [[String]] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition)

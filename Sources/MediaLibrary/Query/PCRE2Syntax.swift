@@ -4,18 +4,18 @@ import Glibc
 import Darwin
 #endif
 
-/// PCRE2's verdict on a `=~` pattern, for MPD's error message.
+/// PCRE2's verdict on a `=~` pattern, for the error a bad one answers.
 ///
-/// MPD compiles filter regular expressions with PCRE2 and answers a bad one with
-/// `Error in regex at offset N: MESSAGE`, PCRE2's own words. Tonearm matches with ICU
+/// MPD compiles filter regular expressions with PCRE2 and answers a bad one with PCRE2's
+/// offset and message. Tonearm matches with ICU
 /// (`NSRegularExpression`), whose errors carry neither an offset nor a message, so it asks PCRE2
 /// first when the library is there. libpcre2-8 is opened at run time instead of linked: every
 /// Debian-based system has it (grep depends on it), and without it only the message is lost
 /// (the caller falls back to a generic one).
 enum PCRE2Syntax {
-    /// MPD's message for the error PCRE2 finds compiling `pattern` the way MPD does, or `nil`
-    /// when it compiles or libpcre2 is not available.
-    static func error(in pattern: String, caseless: Bool) -> String? {
+    /// The error PCRE2 finds compiling `pattern` the way MPD does, or `nil` when it compiles
+    /// or libpcre2 is not available.
+    static func error(in pattern: String, caseless: Bool) -> RegexSyntaxError? {
         guard let library = Library.shared else { return nil }
         // MPD's UniqueRegex options: dot matches newline, no numbered captures.
         var options: UInt32 = dotAll | noAutoCapture
@@ -30,7 +30,7 @@ enum PCRE2Syntax {
         var buffer = [CChar](repeating: 0, count: 256)
         guard library.message(code, &buffer, buffer.count) > 0 else { return nil }
         let message = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return "Error in regex at offset \(offset): \(message)"
+        return RegexSyntaxError(offset: offset, message: message)
     }
 
     // pcre2.h's values, which do not change between PCRE2 releases (they are ABI).

@@ -1,4 +1,4 @@
-public import MPDProtocol
+public import MusicModel
 import GRDB
 import GRDBSQLite
 
@@ -42,29 +42,26 @@ extension Song {
 
 extension MediaLibrary {
     /// Runs `body` on the records of the songs with these ids, in the order given (ids with no
-    /// song are skipped), inside one read, and returns what `body` wrote into a new buffer.
-    public func writeSongs(
+    /// song are skipped), inside one read, with `sink` to write them into.
+    package func writeSongs<Sink: RecordSink>(
         ids: [Int64],
-        _ body: @escaping @Sendable (SongRecord, inout ResponseBuffer) -> Void
-    ) async throws -> ResponseBuffer {
+        into sink: inout Sink,
+        _ body: (SongRecord, inout Sink) -> Void
+    ) async throws {
         try store.read { db in
-            var buffer = ResponseBuffer()
-            try LibraryStore.forEachSong(db, ids: ids) { row in body(LibraryStore.record(row), &buffer) }
-            return buffer
+            try LibraryStore.forEachSong(db, ids: ids) { row in body(LibraryStore.record(row), &sink) }
         }
     }
 }
 
 extension MediaLibrary {
-    /// `file: URI` lines for the songs with these ids, in the order given (ids with no song
-    /// are skipped), from one read.
-    public func writeURIs(ids: [Int64]) async throws -> ResponseBuffer {
+    /// A `file` field with the URI of each song with these ids, in the order given (ids with
+    /// no song are skipped), from one read.
+    package func writeURIs<Sink: RecordSink>(ids: [Int64], into sink: inout Sink) async throws {
         try store.read { db in
-            var buffer = ResponseBuffer()
             try LibraryStore.forEachSong(db, ids: ids, columns: "s.uri", from: "song s") { row in
-                buffer.append("file", bytes: row.blob(0))
+                sink.append("file", bytes: row.blob(0))
             }
-            return buffer
         }
     }
 
@@ -73,12 +70,14 @@ extension MediaLibrary {
     /// total anyway, and a page boundary exact, should they.
     public typealias SongPosition = (ord: Int64, id: Int64)
 
-    /// `file: URI` lines for up to `limit` songs of the whole database, in its order, after
-    /// `cursor` (`nil` to start), and the position to go on from (`nil` at the end): `list
-    /// file` pages through 100,000 songs instead of collecting them first.
-    public func writeURIs(after cursor: SongPosition?, limit: Int) async throws -> (lines: ResponseBuffer, next: SongPosition?) {
+    /// A `file` field with the URI of each of up to `limit` songs of the whole database, in
+    /// its order, after `cursor` (`nil` to start).
+    /// - Returns: the position to go on from (`nil` at the end): `list file` pages through
+    ///   100,000 songs instead of collecting them first.
+    package func writeURIs<Sink: RecordSink>(
+        after cursor: SongPosition?, limit: Int, into sink: inout Sink
+    ) async throws -> SongPosition? {
         try store.read { db in
-            var buffer = ResponseBuffer()
             var last: SongPosition?
             var count = 0
             try RawRow.forEach(
@@ -86,11 +85,11 @@ extension MediaLibrary {
                 arguments: [(cursor?.ord ?? Int64.min).databaseValue, (cursor?.id ?? Int64.min).databaseValue, limit.databaseValue],
                 cached: true
             ) { row in
-                buffer.append("file", bytes: row.blob(2))
+                sink.append("file", bytes: row.blob(2))
                 last = (row.int64(0), row.int64(1))
                 count += 1
             }
-            return (buffer, count == limit ? last : nil)
+            return count == limit ? last : nil
         }
     }
 }

@@ -1,5 +1,5 @@
 import GRDB
-import MPDProtocol
+import MusicModel
 import Synchronization
 
 /// One level of `list` or `count … group` over the whole library, held in memory: for every

@@ -1,5 +1,5 @@
 import Foundation
-import MPDProtocol
+import MusicModel
 
 /// MPD's tag fallbacks (`src/tag/Fallback.hxx`): which tags stand in for one a song lacks,
 /// when filtering, listing and sorting.

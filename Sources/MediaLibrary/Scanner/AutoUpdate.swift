@@ -1,6 +1,6 @@
 import Dispatch
 import Logging
-import MPDProtocol
+import MusicModel
 import Synchronization
 
 /// `auto_update "yes"`: a `DirectoryWatcher` on the music directory feeding the update queue
@@ -129,10 +129,10 @@ final class ChangeQueue: Sendable {
 
     private func enqueue(_ uris: [String]) {
         for (index, uri) in uris.enumerated() {
-            do throws(MPDError) {
+            do throws(LibraryError) {
                 let job = try updates.enqueue(uri, rescan: false)
                 logger.debug("auto_update: updating \"\(uri)\" (job \(job))")
-            } catch where error.code == .updateAlready {
+            } catch .updateQueueFull {
                 // The queue is full: keep the rest and try again later.
                 let now = DispatchTime.now().uptimeNanoseconds
                 let arm: Bool = state.withLock { state in

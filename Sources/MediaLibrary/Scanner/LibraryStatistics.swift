@@ -1,5 +1,5 @@
 import GRDB
-import MPDProtocol
+import MusicModel
 
 /// The database figures `stats` prints, computed after each update that changed something and
 /// kept in the database so that a restarted server answers at once.

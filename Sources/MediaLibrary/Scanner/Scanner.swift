@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import Logging
-import MPDProtocol
+import MusicModel
 import Synchronization
 
 /// Brings the database in line with the music directory: MPD's `UpdateWalk`.

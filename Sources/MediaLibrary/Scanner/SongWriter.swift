@@ -1,5 +1,5 @@
 import GRDB
-import MPDProtocol
+import MusicModel
 
 /// Writes one scanned song and its tags.
 ///

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-public import MPDProtocol
 import Synchronization
 import Logging
 
@@ -39,14 +38,22 @@ public final class UpdateService: Sendable {
     private let queue = DispatchQueue(label: "tonearm.update", qos: .utility)
     private let scanner: Scanner
     private let stickers: StickerStore?
+    private let parseFilterSticker: FilterStickerParser?
     private let logger: Logger
     private let onEvent: @Sendable (LibraryEvent) -> Void
 
-    /// - Parameter stickers: the sticker database to clean up after each update that changed
-    ///   the music database.
-    init(scanner: Scanner, stickers: StickerStore?, logger: Logger, onEvent: @escaping @Sendable (LibraryEvent) -> Void) {
+    /// - Parameters:
+    ///   - stickers: the sticker database to clean up after each update that changed the
+    ///     music database.
+    ///   - parseFilterSticker: reads a `filter` sticker's name back into its filter, for that
+    ///     cleanup.
+    init(
+        scanner: Scanner, stickers: StickerStore?, parseFilterSticker: FilterStickerParser?, logger: Logger,
+        onEvent: @escaping @Sendable (LibraryEvent) -> Void
+    ) {
         self.scanner = scanner
         self.stickers = stickers
+        self.parseFilterSticker = parseFilterSticker
         self.logger = logger
         self.onEvent = onEvent
     }
@@ -55,11 +62,11 @@ public final class UpdateService: Sendable {
     public var runningJobID: Int? { state.withLock { $0.running?.id } }
 
     /// Queues an update of `uri` (`""` for everything) and returns its job id.
-    /// - Throws: ACK 54 `Update queue is full` when 32 jobs wait already.
-    public func enqueue(_ uri: String, rescan: Bool) throws(MPDError) -> Int {
-        let result: Result<(Job, startNow: Bool), MPDError> = state.withLock { state in
+    /// - Throws: ``LibraryError/updateQueueFull`` when 32 jobs wait already.
+    package func enqueue(_ uri: String, rescan: Bool) throws(LibraryError) -> Int {
+        let result: Result<(Job, startNow: Bool), LibraryError> = state.withLock { state in
             guard state.pending.count < Self.maximumQueued else {
-                return .failure(MPDError(.updateAlready, "Update queue is full"))
+                return .failure(.updateQueueFull)
             }
             state.lastID = state.lastID >= Self.maximumJobID ? 1 : state.lastID + 1
             let job = Job(id: state.lastID, uri: uri, rescan: rescan)
@@ -130,7 +137,7 @@ public final class UpdateService: Sendable {
     private func removeOrphanedStickers() {
         guard let stickers else { return }
         do {
-            let deleted = try StickerCleanup.run(stickers: stickers, library: scanner.store)
+            let deleted = try StickerCleanup.run(stickers: stickers, library: scanner.store, parseFilter: parseFilterSticker)
             guard deleted > 0 else { return }
             logger.info("removed \(deleted) stickers of songs, tags or filters no longer in the database")
             onEvent(.sticker)

@@ -1,5 +1,5 @@
 import GRDB
-import MPDProtocol
+import MusicModel
 
 /// Numbers every directory, song and playlist file in the order MPD's database walk visits
 /// them (`Directory::Walk` after `Directory::Sort`): a directory's songs, then its playlists,

@@ -1,5 +1,5 @@
 import GRDB
-public import MPDProtocol
+public import MusicModel
 
 /// What the sticker commands ask of the music database: whether the objects a sticker names
 /// exist. MPD checks each sticker type against the database before it touches a sticker.

@@ -1,5 +1,5 @@
 import GRDB
-import MPDProtocol
+package import MusicModel
 
 /// Removes the stickers of objects that left the database, after an update changed it: song
 /// stickers whose song is gone, tag stickers whose value no song has any more, and filter
@@ -12,8 +12,10 @@ import MPDProtocol
 /// cleanup skips them too; `rm` deletes them).
 enum StickerCleanup {
     /// Runs the cleanup.
+    /// - Parameter parseFilter: reads a `filter` sticker's name back into its filter; without
+    ///   it filter stickers are kept.
     /// - Returns: how many stickers were deleted (then idle `sticker` is due).
-    static func run(stickers: StickerStore, library: LibraryStore) throws -> Int {
+    static func run(stickers: StickerStore, library: LibraryStore, parseFilter: FilterStickerParser?) throws -> Int {
         var deleted = 0
         for type in try stickers.types() {
             let uris = try stickers.uris(type: type)
@@ -21,7 +23,7 @@ enum StickerCleanup {
             if type == "song" {
                 let existing = try library.pool.read { db in try MediaLibrary.existingSongs(uris, db) }
                 gone = uris.filter { !existing.contains($0) }
-            } else if let filter = filter(type: type) {
+            } else if let filter = filter(type: type, parseFilter: parseFilter) {
                 gone = try library.pool.read { db in
                     try uris.filter { uri in
                         // A sticker whose filter no longer parses is kept, as MPD keeps it.
@@ -39,11 +41,14 @@ enum StickerCleanup {
     }
 
     /// How the URIs of a sticker type become filters, or `nil` for types the cleanup keeps.
-    private static func filter(type: String) -> ((String) -> FilterExpression?)? {
-        if type == "filter" {
-            return { uri in try? FilterExpression.parse([uri], foldCase: false) }
-        }
+    private static func filter(type: String, parseFilter: FilterStickerParser?) -> ((String) -> FilterExpression?)? {
+        if type == "filter" { return parseFilter }
         guard let tag = TagType(name: type), StickerType.allowedTags.contains(tag) else { return nil }
         return { uri in MediaLibrary.tagFilter(tag, uri) }
     }
 }
+
+/// Reads the name of a `filter` sticker, a filter written in MPD's syntax, back into the filter
+/// (`nil` when it does not parse). The library has no parser of that syntax: whoever builds it
+/// hands in the protocol's.
+package typealias FilterStickerParser = @Sendable (String) -> FilterExpression?

@@ -1,4 +1,4 @@
-public import MPDProtocol
+public import MusicModel
 
 /// What a sticker is attached to: MPD 0.24's sticker "domains".
 public enum StickerType: Sendable, Equatable {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import MPDProtocol
+import MusicModel
 
 /// The library database: one SQLite file in WAL mode, read concurrently by sessions and
 /// written by the scanner alone.

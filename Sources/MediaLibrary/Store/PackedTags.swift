@@ -1,5 +1,5 @@
 import Foundation
-import MPDProtocol
+import MusicModel
 
 /// A song's tags packed into one blob: the `tags` column of `songTagList`.
 ///

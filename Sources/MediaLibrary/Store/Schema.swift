@@ -1,5 +1,5 @@
 import GRDB
-import MPDProtocol
+import MusicModel
 
 /// The library database's schema, as GRDB migrations: each released schema change is a new
 /// migration, never an edit of an old one, so an existing database upgrades in place.

@@ -1,4 +1,4 @@
-public import MPDProtocol
+public import MusicModel
 import CFFmpeg
 
 /// Why a file's metadata could not be read.

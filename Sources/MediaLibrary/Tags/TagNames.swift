@@ -1,4 +1,4 @@
-import MPDProtocol
+import MusicModel
 
 /// Gathers the tag values of one file: maps each format's native names to ``TagType``, keeps
 /// only wanted tags, and cleans values the way MPD's tag builder does.

@@ -1,4 +1,5 @@
 import MPDProtocol
+import MusicModel
 import Synchronization
 
 /// A runtime attribute of an output, as `outputs` lists it (`attribute: NAME=VALUE`) and

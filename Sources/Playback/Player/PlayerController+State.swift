@@ -1,4 +1,4 @@
-public import MediaLibrary
+public import MusicModel
 import MPDProtocol
 
 extension PlayerController {

@@ -1,6 +1,6 @@
 public import Configuration
 public import MPDProtocol
-public import MediaLibrary
+public import MusicModel
 import Synchronization
 
 /// One partition's player: the queue, the now-playing song, the playback modes and the

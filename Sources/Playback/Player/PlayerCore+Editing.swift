@@ -1,5 +1,5 @@
 import MPDProtocol
-import MediaLibrary
+import MusicModel
 
 /// Queue edits that keep the current and queued songs right (MPD's `PlaylistEdit.cxx`).
 extension PlayerCore {

@@ -1,6 +1,6 @@
 import Configuration
 import MPDProtocol
-import MediaLibrary
+import MusicModel
 
 /// The player's mutable state and the rules that change it (MPD's `playlist` together with
 /// what it asks of `PlayerControl`). ``PlayerController`` owns one and serialises all access;

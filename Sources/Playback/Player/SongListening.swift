@@ -1,4 +1,4 @@
-import MediaLibrary
+import MusicModel
 
 /// How long one song was listened to, reported when it stops being the current song.
 ///

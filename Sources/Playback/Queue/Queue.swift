@@ -1,4 +1,4 @@
-public import MediaLibrary
+public import MusicModel
 
 /// The play queue ("current playlist"): entries in position order, a play order, ids, versions
 /// and the playback modes that decide which entry follows which (MPD's `Queue`).

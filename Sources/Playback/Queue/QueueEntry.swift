@@ -1,4 +1,4 @@
-public import MediaLibrary
+public import MusicModel
 
 /// One entry of the queue: a song with its queue id, priority and change version.
 public struct QueueEntry: Sendable, Equatable {

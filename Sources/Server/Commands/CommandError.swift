@@ -1,3 +1,4 @@
+import MediaLibrary
 import MPDProtocol
 import Playback
 
@@ -23,6 +24,8 @@ enum CommandError {
         case let error as MixerError:
             return ack(for: error)
         case let error as OutputAttributeError:
+            return ack(for: error)
+        case let error as LibraryError:
             return ack(for: error)
         default:
             return MPDError(.unknown, String(describing: error))
@@ -63,6 +66,40 @@ enum CommandError {
         case .unsupported: MPDError(.argument, "Unsupported attribute")
         case .invalidDoP: MPDError(.argument, "Bad 'dop' value")
         case .invalidAllowedFormat(let reason): MPDError(.argument, reason)
+        }
+    }
+
+    /// The library's errors in MPD's words.
+    private static func ack(for error: LibraryError) -> MPDError {
+        switch error {
+        case .invalidRegularExpression(_, let syntax):
+            // MPD gives PCRE2's account; without libpcre2 only a generic message is left.
+            guard let syntax else { return MPDError(.argument, "Failed to compile regex") }
+            return MPDError(.argument, "Error in regex at offset \(syntax.offset): \(syntax.message)")
+        case .noSuchDirectory:
+            return MPDError(.noExist, "No such directory")
+        case .invalidPlaylistName:
+            return MPDError(.argument, "Bad playlist name")
+        case .noSuchPlaylist:
+            return MPDError(.noExist, "No such playlist")
+        case .playlistExists:
+            return MPDError(.exist, "Playlist already exists")
+        case .renameTargetExists:
+            // MPD's `spl_rename` words it the other way round.
+            return MPDError(.exist, "Playlist exists already")
+        case .playlistTooLarge:
+            return MPDError(.playlistMax, "Stored playlist is too large")
+        case .positionPastEnd:
+            return MPDError(.argument, "Bad position")
+        case .rangeStartPastEnd:
+            return MPDError(.argument, "Bad song index")
+        case .rangeOutOfBounds:
+            // MPD 0.23's message for one position out of range.
+            return MPDError(.argument, "Bad range")
+        case .fileOperationFailed(let operation, let path, let reason):
+            return MPDError(.system, "Failed to \(operation.rawValue) \(path): \(reason)")
+        case .updateQueueFull:
+            return MPDError(.updateAlready, "Update queue is full")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Configuration
 import MPDProtocol
+import MusicModel
 
 /// Commands of MPD's "Connection settings" group.
 enum ConnectionCommands {

@@ -1,6 +1,7 @@
 import Configuration
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 import Playback
 
 /// The database commands that feed the queue or a stored playlist: `findadd`, `searchadd`,
@@ -39,7 +40,7 @@ enum DatabaseAddCommands {
         }
         guard !uris.isEmpty else { return .ok }
         let name = try StoredPlaylistCommands.name(invocation, 0)
-        try store.edit(name, createIfMissing: true) { entries throws(MPDError) in
+        try store.edit(name, createIfMissing: true) { entries throws(LibraryError) in
             try StoredPlaylists.insert(uris, at: position ?? entries.count, into: &entries, maximumLength: store.maximumLength)
             return true
         }

@@ -1,6 +1,7 @@
 import Configuration
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 
 /// The browsing commands of MPD's "music database" group: `lsinfo`, `listall`,
 /// `listallinfo`, `listfiles`.
@@ -86,8 +87,9 @@ enum DatabaseBrowseCommands {
         var cursor: Int64 = 0
         let tags = invocation.visibleTags
         while true {
-            guard let page = try await library.writeWalk(uri, recursive: recursive, details: details, after: cursor,
-                                                         limit: pageEntries, maximumBytes: pageBytes, { row, lines in
+            var lines = ResponseBuffer()
+            let page = try await library.writeWalk(uri, recursive: recursive, details: details, after: cursor,
+                                                   limit: pageEntries, maximumBytes: pageBytes, into: &lines) { row, lines in
                 switch row {
                 case .directory(let path, let lastModified):
                     if details {
@@ -106,9 +108,9 @@ enum DatabaseBrowseCommands {
                 case .songURI(let uri):
                     lines.append("file", bytes: uri)
                 }
-            })
-            else { return false }
-            invocation.response.append(contentsOf: page.lines)
+            }
+            guard page.found else { return false }
+            invocation.response.append(contentsOf: lines)
             try await invocation.flushIfLarge()
             guard let next = page.next else { return true }
             cursor = next
@@ -120,13 +122,7 @@ enum DatabaseBrowseCommands {
     static func listFiles(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
         let library = try invocation.server.requireLibrary()
         let uri = try LibraryURI.local(invocation.arguments.first ?? "", allowEmpty: true)
-        let entries: [DiskEntry]
-        do {
-            entries = try library.files(in: uri)
-        } catch {
-            throw MPDError(.system, error.description)
-        }
-        for entry in entries {
+        for entry in try library.files(in: uri) {
             if entry.isDirectory {
                 invocation.response.append("directory", entry.name)
             } else {

@@ -1,6 +1,7 @@
 import Configuration
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 
 /// The query commands of MPD's "music database" group: `find`, `search`, `count`,
 /// `searchcount`, `list`.
@@ -32,25 +33,28 @@ enum DatabaseQueryCommands {
         let library = try invocation.server.requireLibrary()
         let ids = try await library.songIDs(selection)
         let tags = invocation.visibleTags
-        try await printPages(&invocation, ids, size: pageSize) { page in
-            try await library.writeSongs(ids: page) { record, buffer in
-                SongPrinter.write(record, tags: tags, to: &buffer)
+        try await printPages(&invocation, ids, size: pageSize) { page, lines in
+            try await library.writeSongs(ids: page, into: &lines) { record, lines in
+                SongPrinter.write(record, tags: tags, to: &lines)
             }
         }
         return .ok
     }
 
-    /// Prints the songs `ids` name in pages of `size`: `lines` reads one page's lines, which
-    /// are written (and the loop's other sessions let in) before the next page is read.
+    /// Prints the songs `ids` name in pages of `size`: `write` reads one page's lines into
+    /// the buffer it is given, which are written (and the loop's other sessions let in) before
+    /// the next page is read.
     private static func printPages(
         _ invocation: inout CommandInvocation, _ ids: [Int64], size: Int,
-        _ lines: ([Int64]) async throws -> ResponseBuffer
+        _ write: ([Int64], inout ResponseBuffer) async throws -> Void
     ) async throws {
         var start = 0
         while start < ids.count {
             let page = Array(ids[start..<min(start + size, ids.count)])
             start += page.count
-            invocation.response.append(contentsOf: try await lines(page))
+            var lines = ResponseBuffer()
+            try await write(page, &lines)
+            invocation.response.append(contentsOf: lines)
             try await invocation.flushIfLarge()
         }
     }
@@ -110,15 +114,17 @@ enum DatabaseQueryCommands {
         guard let filter else {
             var cursor: MediaLibrary.SongPosition?
             repeat {
-                let page = try await library.writeURIs(after: cursor, limit: uriPageSize)
-                invocation.response.append(contentsOf: page.lines)
+                var lines = ResponseBuffer()
+                cursor = try await library.writeURIs(after: cursor, limit: uriPageSize, into: &lines)
+                invocation.response.append(contentsOf: lines)
                 try await invocation.flushIfLarge()
-                cursor = page.next
             } while cursor != nil
             return .ok
         }
         let ids = try await library.songIDs(DatabaseSelection(filter: filter))
-        try await printPages(&invocation, ids, size: uriPageSize) { page in try await library.writeURIs(ids: page) }
+        try await printPages(&invocation, ids, size: uriPageSize) { page, lines in
+            try await library.writeURIs(ids: page, into: &lines)
+        }
         return .ok
     }
 }

@@ -1,6 +1,7 @@
 import Configuration
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 
 /// A playlist the reading commands and `load` name: a stored playlist, else a playlist file in
 /// the music folder (MPD's `playlist_mapper_open`: the playlist directory is tried first, so a
@@ -36,9 +37,10 @@ struct PlaylistSource {
     }
 
     /// Opens the playlist `argument` names.
-    /// - Throws: ACK 50 `No such playlist` when neither a stored playlist nor a readable
-    ///   playlist file in the music folder has that name (Tonearm opens no remote playlists).
-    static func open(_ argument: String, _ server: ServerContext) throws(MPDError) -> PlaylistSource {
+    /// - Throws: ``LibraryError/noSuchPlaylist(_:)`` when neither a stored playlist nor a
+    ///   readable playlist file in the music folder has that name (Tonearm opens no remote
+    ///   playlists).
+    static func open(_ argument: String, _ server: ServerContext) throws(LibraryError) -> PlaylistSource {
         let library = server.library
         let resolver = PlaylistEntryResolver(musicDirectory: library?.settings.musicDirectory ?? server.configuration.musicDirectory)
         if !argument.contains("://") {
@@ -50,7 +52,7 @@ struct PlaylistSource {
                                       library: library, resolver: resolver)
             }
         }
-        throw MPDError(.noExist, "No such playlist")
+        throw .noSuchPlaylist(argument)
     }
 
     /// The entries at `indices`, translated and looked up in the database with one query per

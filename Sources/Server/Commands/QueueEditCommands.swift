@@ -1,6 +1,7 @@
 import Configuration
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 import Playback
 
 /// The editing commands of MPD's "The Queue" group.

@@ -1,6 +1,7 @@
 import Configuration
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 import Playback
 
 /// The reading commands of MPD's "The Queue" group.
@@ -104,7 +105,7 @@ enum QueueInfoCommands {
         let ids: [Int64]
         do {
             ids = try await library.songIDs(selection)
-        } catch let error as MPDError where error == MPDError(.noExist, "No such directory") {
+        } catch LibraryError.noSuchDirectory {
             // MPD matches the queue's songs themselves: a `base` that names nothing in the
             // database matches none of them, which is no error.
             return .ok

@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 
 /// Commands of MPD's "Stickers" group: `sticker get|set|inc|dec|delete|list|find`,
 /// `stickernames`, `stickertypes`, `stickernamestypes` (MPD's `StickerCommands.cxx`).

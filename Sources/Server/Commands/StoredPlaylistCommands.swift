@@ -1,6 +1,7 @@
 import Configuration
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 import Playback
 
 /// MPD's "Stored playlists" group: named `.m3u` playlists in `playlist_directory`, and the
@@ -27,7 +28,7 @@ enum StoredPlaylistCommands {
         },
         CommandDefinition("playlistdelete", permission: .control, arguments: .exactly(2)) { invocation in
             let range = try Arguments.range(invocation.arguments[1])
-            try invocation.server.storedPlaylists.edit(try name(invocation, 0), createIfMissing: false) { entries throws(MPDError) in
+            try invocation.server.storedPlaylists.edit(try name(invocation, 0), createIfMissing: false) { entries throws(LibraryError) in
                 try StoredPlaylists.remove(range, from: &entries)
                 return true
             }
@@ -173,7 +174,7 @@ enum StoredPlaylistCommands {
             // As MPD, the songs are looked up first and the name checked when they are written.
             let uris = try await songURIs(uri, invocation)
             let playlist = try name(invocation, 0)
-            try store.edit(playlist, createIfMissing: true) { entries throws(MPDError) in
+            try store.edit(playlist, createIfMissing: true) { entries throws(LibraryError) in
                 try StoredPlaylists.insert(uris, at: entries.count, into: &entries, maximumLength: store.maximumLength)
                 return !uris.isEmpty
             }
@@ -185,7 +186,7 @@ enum StoredPlaylistCommands {
         let current = try store.editableCount(of: playlist) ?? 0
         guard position <= current else { throw MPDError(.argument, "Bad position") }
         let uris = try await songURIs(uri, invocation)
-        try store.edit(playlist, createIfMissing: true) { entries throws(MPDError) in
+        try store.edit(playlist, createIfMissing: true) { entries throws(LibraryError) in
             try StoredPlaylists.insert(uris, at: position, into: &entries, maximumLength: store.maximumLength)
             return !uris.isEmpty
         }
@@ -219,7 +220,7 @@ enum StoredPlaylistCommands {
         let destination = Int(try Arguments.unsigned(invocation.arguments[2]))
         guard let end = range.end else { throw MPDError(.argument, "Open-ended range not supported") }
         guard range.start != destination else { return .ok }
-        try invocation.server.storedPlaylists.edit(try name(invocation, 0), createIfMissing: false) { entries throws(MPDError) in
+        try invocation.server.storedPlaylists.edit(try name(invocation, 0), createIfMissing: false) { entries throws(LibraryError) in
             try StoredPlaylists.move(range.start..<end, to: destination, in: &entries)
             return true
         }
@@ -230,9 +231,9 @@ enum StoredPlaylistCommands {
 
     /// The stored playlist name in argument `index`. A name that is not valid UTF-8 cannot be
     /// a file name MPD maps, so it is a `Bad playlist name` too.
-    static func name(_ invocation: CommandInvocation, _ index: Int) throws(MPDError) -> String {
+    static func name(_ invocation: CommandInvocation, _ index: Int) throws(LibraryError) -> String {
         let name = invocation.arguments[index]
-        guard !invocation.invalidUTF8Arguments.contains(index) else { throw MPDError(.argument, "Bad playlist name") }
+        guard !invocation.invalidUTF8Arguments.contains(index) else { throw .invalidPlaylistName(name) }
         try StoredPlaylists.validate(name)
         return name
     }

@@ -1,5 +1,6 @@
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 public import Configuration
 public import MPDProtocol
+public import MusicModel
 
 /// What the server knows about one client: its rights and its per-connection settings.
 public struct SessionState: Sendable {

@@ -1,5 +1,6 @@
 import MediaLibrary
 import MPDProtocol
+import MusicModel
 
 /// The arguments of `sticker find` after the type and URI:
 /// `NAME [OP VALUE] [sort KEY] [window START:END]`.

@@ -1,4 +1,5 @@
-/// The song tags of MPD 0.24, in MPD's order, with their protocol spellings.
+/// The song tags of MPD 0.24, in MPD's order, with the names MPD gives them (in responses,
+/// filters, sticker types and `metadata_to_use`).
 public enum TagType: Int, CaseIterable, Sendable, Hashable {
     case artist, artistSort, album, albumSort, albumArtist, albumArtistSort, title, titleSort, track
     case name, genre, mood, date, originalDate, composer, composerSort, performer, conductor, work
@@ -6,7 +7,7 @@ public enum TagType: Int, CaseIterable, Sendable, Hashable {
     case musicBrainzArtistID, musicBrainzAlbumID, musicBrainzAlbumArtistID, musicBrainzTrackID
     case musicBrainzReleaseTrackID, musicBrainzWorkID, musicBrainzReleaseGroupID
 
-    /// The spelling used in responses.
+    /// MPD's name for the tag, as responses print it.
     public var name: String {
         switch self {
         case .artist: "Artist"
@@ -92,18 +93,6 @@ public struct TagMask: Sendable, Hashable {
     public func intersection(_ other: TagMask) -> TagMask { TagMask(bits: bits & other.bits, unchecked: ()) }
     /// The tags of this mask that are not in `other`.
     public func subtracting(_ other: TagMask) -> TagMask { TagMask(bits: bits & ~other.bits, unchecked: ()) }
-}
-
-/// The per-client protocol features of MPD 0.24, switched with the `protocol` command.
-public enum ProtocolFeature: String, CaseIterable, Sendable, Hashable {
-    /// `lsinfo` of the root no longer lists stored playlists.
-    case hidePlaylistsInRoot = "hide_playlists_in_root"
-
-    /// Looks up a feature by name, ignoring case as MPD does.
-    public init?(name: String) {
-        guard let feature = Self.allCases.first(where: { $0.rawValue == name.lowercased() }) else { return nil }
-        self = feature
-    }
 }
 
 extension TagMask {
