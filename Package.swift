@@ -16,7 +16,7 @@ let package = Package(
     products: [
         .executable(name: "tonearm", targets: ["tonearm"]),
         .library(name: "MPDProtocol", targets: ["MPDProtocol"]),
-        .library(name: "Configuration", targets: ["Configuration"]),
+        .library(name: "Settings", targets: ["Settings"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -50,7 +50,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "Configuration",
+            name: "Settings",
             swiftSettings: strictSettings
         ),
         .target(
@@ -65,7 +65,7 @@ let package = Package(
         ),
         .target(
             name: "Playback",
-            dependencies: ["CFFmpeg", "CALSA", "MusicModel", "MPDProtocol", "MediaLibrary", "Configuration"],
+            dependencies: ["CFFmpeg", "CALSA", "MusicModel", "MPDProtocol", "MediaLibrary", "Settings"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -76,7 +76,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "MusicModel", "MPDProtocol", "Configuration", "Playback", "MediaLibrary",
+                "MusicModel", "MPDProtocol", "Settings", "Playback", "MediaLibrary",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -87,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "tonearm",
             dependencies: [
-                "Server", "Configuration", "MusicModel", "MPDProtocol", "Playback", "MediaLibrary", "Zeroconf",
+                "Server", "Settings", "MusicModel", "MPDProtocol", "Playback", "MediaLibrary", "Zeroconf",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -116,10 +116,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PlaybackTests",
-            dependencies: ["Playback", "MediaLibrary", "MusicModel", "MPDProtocol", "Configuration"],
+            dependencies: ["Playback", "MediaLibrary", "MusicModel", "MPDProtocol", "Settings"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strictSettings),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings"], swiftSettings: strictSettings),
         .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf"], swiftSettings: strictSettings),
         .testTarget(
             name: "ServerTests",

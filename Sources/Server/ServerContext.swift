@@ -1,4 +1,4 @@
-public import Configuration
+public import Settings
 public import Logging
 public import MPDProtocol
 public import MusicModel

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Configuration
+import Settings
 import Foundation
 import Logging
 import MediaLibrary

@@ -1,4 +1,4 @@
-import Configuration
+import Settings
 import Dispatch
 import Foundation
 import Glibc

@@ -1,4 +1,4 @@
-import Configuration
+import Settings
 import Foundation
 import Synchronization
 import Testing

@@ -1,4 +1,4 @@
-import Configuration
+import Settings
 import Testing
 
 @testable import Playback

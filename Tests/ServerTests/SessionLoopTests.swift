@@ -1,4 +1,4 @@
-import Configuration
+import Settings
 import Logging
 import MPDProtocol
 import NIOCore

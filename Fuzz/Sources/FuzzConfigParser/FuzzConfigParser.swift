@@ -1,4 +1,4 @@
-import Configuration
+import Settings
 
 /// libFuzzer entry point: any bytes as a configuration file must either load or fail with a
 /// ``ConfigurationError``, never crash or hang.

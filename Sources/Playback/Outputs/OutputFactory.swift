@@ -1,4 +1,4 @@
-public import Configuration
+public import Settings
 import MPDProtocol
 
 /// Builds the device for one `audio_output` block.

@@ -1,4 +1,4 @@
-import Configuration
+import Settings
 
 /// The plugin keys of one block, read with MPD's rules for values.
 struct OutputSettings {

@@ -1,4 +1,4 @@
-public import Configuration
+public import Settings
 import Foundation
 
 /// One audio output as `outputs` shows it.

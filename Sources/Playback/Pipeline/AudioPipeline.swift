@@ -1,4 +1,4 @@
-public import Configuration
+public import Settings
 
 /// A song as the pipeline plays it: where its file is and which part of it plays.
 public struct PipelineTrack: Sendable, Equatable {

@@ -1,4 +1,4 @@
-public import Configuration
+public import Settings
 
 /// The configured audio output devices, opened once for the whole server and shared by every
 /// partition's pipeline: an output plays in the pipeline of the partition that holds it

@@ -1,4 +1,4 @@
-public import Configuration
+public import Settings
 import Dispatch
 import Foundation
 import Synchronization

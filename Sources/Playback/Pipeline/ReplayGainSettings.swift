@@ -1,4 +1,4 @@
-public import Configuration
+public import Settings
 import Glibc
 
 /// How loud each song plays under replay gain: the `replaygain_*` options, the mode in effect,

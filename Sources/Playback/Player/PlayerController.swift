@@ -1,4 +1,4 @@
-public import Configuration
+public import Settings
 public import MPDProtocol
 public import MusicModel
 import Synchronization

@@ -1,5 +1,5 @@
 public import MPDProtocol
-public import Configuration
+public import Settings
 public import NIOCore
 
 /// What a handler returns when it did not fail.

@@ -1,4 +1,4 @@
-public import Configuration
+public import Settings
 
 /// The commands the server implements, looked up by name.
 ///

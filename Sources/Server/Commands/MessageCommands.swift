@@ -1,4 +1,4 @@
-import Configuration
+import Settings
 import MPDProtocol
 
 /// Commands of MPD's "Client to client" group: channels that clients subscribe to and send

@@ -1,4 +1,4 @@
-import Configuration
+import Settings
 import MPDProtocol
 
 /// Commands of MPD's "Partition commands" group (MPD's `PartitionCommands.cxx`): the state

@@ -1,4 +1,4 @@
-import Configuration
+import Settings
 import MPDProtocol
 import Playback
 

@@ -1,4 +1,4 @@
-import Configuration
+import Settings
 import NIOCore
 
 /// A connection accepted by one of the listeners, set up and ready for its session.

@@ -1,4 +1,4 @@
-import Configuration
+import Settings
 import NIOCore
 
 /// One socket the server listens on, resolved from `bind_to_address` and `port`.
