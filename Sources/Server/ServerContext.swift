@@ -18,7 +18,7 @@ public final class ServerContext: Sendable {
     /// What the decoder understands, for `decoders`.
     public let decoders: DecoderCatalog
     /// The music database; `nil` when none could be opened (commands answer `No database`).
-    public let library: MediaLibrary?
+    public let library: Library?
     /// The sticker database (`sticker_file`); `nil` when none is configured, which hides the
     /// sticker commands as in MPD.
     public let stickers: StickerStore?
@@ -42,7 +42,7 @@ public final class ServerContext: Sendable {
         commands: CommandTable = .standard,
         metadataTags: TagMask = .defaultMetadata,
         decoders: DecoderCatalog,
-        library: MediaLibrary? = nil,
+        library: Library? = nil,
         stickers: StickerStore? = nil,
         audio: AudioSetup? = nil,
         logger: Logger = Logger(label: "tonearm"),
@@ -99,7 +99,7 @@ public final class ServerContext: Sendable {
     }
 
     /// The library, or `ACK 50 No database` when the server has none.
-    public func requireLibrary() throws(MPDError) -> MediaLibrary {
+    public func requireLibrary() throws(MPDError) -> Library {
         guard let library else { throw MPDError(.noExist, "No database") }
         return library
     }

@@ -21,7 +21,7 @@ public struct StateFileService: Service {
     private let interval: Duration
     private let restorePaused: Bool
     private let partitions: PartitionSet
-    private let library: MediaLibrary?
+    private let library: Library?
     private let firstScanRunning: Bool
     private let logger: Logger
 
@@ -30,9 +30,9 @@ public struct StateFileService: Service {
     ///   - interval: `state_file_interval` in seconds (at least 1).
     ///   - restorePaused: `restore_paused`: start paused where the file says playing.
     ///   - firstScanRunning: the database is new and its first scan has started
-    ///     (``MediaLibrary/updateIfNew()``).
+    ///     (``Library/updateIfNew()``).
     public init(
-        path: String, interval: Int, restorePaused: Bool, partitions: PartitionSet, library: MediaLibrary?,
+        path: String, interval: Int, restorePaused: Bool, partitions: PartitionSet, library: Library?,
         firstScanRunning: Bool = false, logger: Logger
     ) {
         self.path = path

@@ -40,7 +40,7 @@ public final class TonearmServer: Service {
     public init(
         configuration: TonearmConfiguration,
         decoders: DecoderCatalog,
-        library: MediaLibrary? = nil,
+        library: Library? = nil,
         stickers: StickerStore? = nil,
         idleBus: IdleBus = IdleBus(),
         logger: Logger,

@@ -132,7 +132,7 @@ struct TonearmCommand: AsyncParsableCommand {
 /// `auto_update "yes"`: watches the music directory for as long as the service group runs and
 /// stops the watcher on graceful shutdown (SIGTERM, SIGINT, `kill`).
 private struct AutoUpdateService: Service, CustomStringConvertible {
-    let library: MediaLibrary
+    let library: Library
     /// `auto_update_depth`; `nil` is no limit.
     let maxDepth: Int?
     let logger: Logger
@@ -176,8 +176,8 @@ private func openLibrary(
     stickers: StickerStore?,
     idleBus: IdleBus,
     logger: Logger
-) -> MediaLibrary? {
-    var librarySettings = MediaLibrary.Settings(
+) -> Library? {
+    var librarySettings = Library.Settings(
         musicDirectory: settings.musicDirectory,
         databasePath: settings.dbFile,
         songSuffixes: Set(decoders.suffixes),
@@ -189,7 +189,7 @@ private func openLibrary(
     do {
         // A filter sticker is named by its filter in MPD's syntax, which only the protocol reads.
         let parseFilterSticker: FilterStickerParser = { name in try? FilterExpression.parse([name], foldCase: false) }
-        return try MediaLibrary(settings: librarySettings, stickers: stickers, parseFilterSticker: parseFilterSticker,
+        return try Library(settings: librarySettings, stickers: stickers, parseFilterSticker: parseFilterSticker,
                                 logger: logger) { event in
             switch event {
             case .update: idleBus.emit(.update)

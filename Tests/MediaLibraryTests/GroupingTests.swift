@@ -35,15 +35,15 @@ struct GroupingTests {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
         let filter = try FilterExpression.parse(expression: "(artist == 'B')", foldCase: false)
-        let rows = try library.read { try MediaLibrary.combinations($0, FilterSQL.condition(filter), levels: [.album], cache: library.store.tagColumns) }
+        let rows = try library.read { try Library.combinations($0, FilterSQL.condition(filter), levels: [.album], cache: library.store.tagColumns) }
         #expect(rows == [["Al1"], ["Al2"]])
     }
 
     @Test func windowCountsOutermostValues() {
         let rows = [["", ""], ["A", "Al2"], ["B", "Al1"], ["B", "Al2"], ["X", "Al1"]]
-        #expect(MediaLibrary.windowed(rows, RangeArgument(start: 1, end: 3)) == [["A", "Al2"], ["B", "Al1"], ["B", "Al2"]])
-        #expect(MediaLibrary.windowed(rows, RangeArgument(start: 3, end: nil)) == [["X", "Al1"]])
-        #expect(MediaLibrary.windowed(rows, RangeArgument(start: 9, end: 12)).isEmpty)
+        #expect(Library.windowed(rows, RangeArgument(start: 1, end: 3)) == [["A", "Al2"], ["B", "Al1"], ["B", "Al2"]])
+        #expect(Library.windowed(rows, RangeArgument(start: 3, end: nil)) == [["X", "Al1"]])
+        #expect(Library.windowed(rows, RangeArgument(start: 9, end: 12)).isEmpty)
     }
 
     @Test func countGroupCountsEachSongOncePerDistinctValue() throws {
@@ -62,7 +62,7 @@ struct GroupingTests {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
         let filter = try FilterExpression.parse(expression: "(album != 'Äl')", foldCase: false)
-        let groups = try library.read { try MediaLibrary.countGroups($0, FilterSQL.condition(filter), group: .albumArtist, cache: library.store.tagColumns) }
+        let groups = try library.read { try Library.countGroups($0, FilterSQL.condition(filter), group: .albumArtist, cache: library.store.tagColumns) }
         #expect(groups == [
             CountGroup(value: "", songs: 1, playtime: 0),
             CountGroup(value: "A", songs: 1, playtime: 30),
@@ -84,8 +84,8 @@ struct TagColumnCacheTests {
                                  FileMetadata(tags: tags((.artist, "C")), duration: 7), directory: 1, existing: nil, now: 1, db)
             try LibraryStore.raiseGeneration(db)
         }
-        #expect(try library.read { try MediaLibrary.combinations($0, nil, levels: [.artist], cache: cache) } == [[""], ["A"], ["B"], ["C"], ["a"]])
-        let groups = try library.read { try MediaLibrary.countGroups($0, nil, group: .artist, cache: cache) }
+        #expect(try library.read { try Library.combinations($0, nil, levels: [.artist], cache: cache) } == [[""], ["A"], ["B"], ["C"], ["a"]])
+        let groups = try library.read { try Library.countGroups($0, nil, group: .artist, cache: cache) }
         #expect(groups.last(where: { $0.value == "C" }) == CountGroup(value: "C", songs: 1, playtime: 7))
     }
 
@@ -97,11 +97,11 @@ struct TagColumnCacheTests {
         let tagSets: [[TagType]] = [[.albumArtist, .album], [.album], [.title], [.genre], [.date], [.composer],
                                     [.performer, .artist], [.albumArtist, .album], [.artist, .title, .album]]
         for levels in tagSets {
-            let scanned = try library.read { try MediaLibrary.combinations($0, .alwaysTrue, levels: levels, cache: cache) }
-            #expect(try library.read { try MediaLibrary.combinations($0, nil, levels: levels, cache: cache) } == scanned)
+            let scanned = try library.read { try Library.combinations($0, .alwaysTrue, levels: levels, cache: cache) }
+            #expect(try library.read { try Library.combinations($0, nil, levels: levels, cache: cache) } == scanned)
         }
-        let scanned = try library.read { try MediaLibrary.countGroups($0, .alwaysTrue, group: .albumArtist, cache: cache) }
-        #expect(try library.read { try MediaLibrary.countGroups($0, nil, group: .albumArtist, cache: cache) } == scanned)
+        let scanned = try library.read { try Library.countGroups($0, .alwaysTrue, group: .albumArtist, cache: cache) }
+        #expect(try library.read { try Library.countGroups($0, nil, group: .albumArtist, cache: cache) } == scanned)
         cache.removeAll()
         #expect(try everySong(library, [.albumArtist, .album]) == [["", ""], ["A", "Al2"], ["B", "Al1"], ["B", "Al2"], ["X", "Al1"], ["a", "Äl"]])
     }
@@ -130,7 +130,7 @@ extension TagColumnCacheTests {
         #expect(tight.keptTags == [.album, .genre])
 
         let none = TagColumnCache(budget: 0)
-        let rows = try library.read { try MediaLibrary.combinations($0, nil, levels: [.albumArtist, .album], cache: none) }
+        let rows = try library.read { try Library.combinations($0, nil, levels: [.albumArtist, .album], cache: none) }
         #expect(rows == [["", ""], ["A", "Al2"], ["B", "Al1"], ["B", "Al2"], ["X", "Al1"], ["a", "Äl"]])
         #expect(none.keptTags.isEmpty)
         #expect(!none.holds([.album]))
@@ -141,12 +141,12 @@ extension TagColumnCacheTests {
 
 /// `list`'s combinations over every song, checked by ``threeWays(_:_:)``.
 private func everySong(_ library: TestLibrary, _ levels: [TagType]) throws -> [[String]] {
-    try threeWays(library) { try MediaLibrary.combinations($0, $1, levels: levels, cache: $2) }
+    try threeWays(library) { try Library.combinations($0, $1, levels: levels, cache: $2) }
 }
 
 /// `count … group` over every song, checked by ``threeWays(_:_:)``.
 private func everySong(_ library: TestLibrary, group: TagType) throws -> [CountGroup] {
-    try threeWays(library) { try MediaLibrary.countGroups($0, $1, group: group, cache: $2) }
+    try threeWays(library) { try Library.countGroups($0, $1, group: group, cache: $2) }
 }
 
 /// A grouping over every song three ways, which must agree: from the library's cached columns

@@ -8,11 +8,11 @@ import Testing
 @Suite("Song URIs")
 struct SongURITests {
     /// A library over `songs`, as the server opens it.
-    private func library(_ songs: [TestLibrary.Entry]) throws -> (MediaLibrary, TestLibrary) {
+    private func library(_ songs: [TestLibrary.Entry]) throws -> (Library, TestLibrary) {
         let test = try TestLibrary(songs)
-        let settings = MediaLibrary.Settings(musicDirectory: test.directory, databasePath: test.directory + "/db.sqlite",
+        let settings = Library.Settings(musicDirectory: test.directory, databasePath: test.directory + "/db.sqlite",
                                              songSuffixes: ["mp3"], tagMask: .all)
-        return (try MediaLibrary(settings: settings, logger: Logger(label: "test"), onEvent: { _ in }), test)
+        return (try Library(settings: settings, logger: Logger(label: "test"), onEvent: { _ in }), test)
     }
 
     /// Collects what the library writes as `key: value` lines.
@@ -38,7 +38,7 @@ struct SongURITests {
             try String.fetchAll(db, sql: "SELECT 'file: ' || uri || char(10) FROM song ORDER BY ord, id").joined()
         }
         var printed = ""
-        var cursor: MediaLibrary.SongPosition?
+        var cursor: Library.SongPosition?
         var pages = 0
         repeat {
             var lines = Lines()

@@ -8,7 +8,7 @@ import Glibc
 
 /// What the library offers the playlist commands: the entries of playlist files in the music
 /// folder, and the songs that playlist entries name.
-extension MediaLibrary {
+extension Library {
     /// How many URIs one lookup binds: well below SQLite's limit on statement parameters.
     static let lookupBatch = 500
 

@@ -1,6 +1,6 @@
 import Foundation
 
-extension MediaLibrary {
+extension Library {
     /// MPD's cover file names, tried first and exactly as written.
     static let mpdCoverNames = ["cover.png", "cover.jpg", "cover.jxl", "cover.webp"]
 

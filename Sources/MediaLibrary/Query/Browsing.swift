@@ -1,7 +1,7 @@
 import GRDB
 public import MusicModel
 
-extension MediaLibrary {
+extension Library {
     /// The song at `uri`, or `nil`.
     public func song(at uri: String) async throws -> Song? {
         try store.read { db in
@@ -139,7 +139,7 @@ public enum WalkRow {
     case songURI(UnsafeRawBufferPointer)
 }
 
-/// The SQL of ``MediaLibrary/walk(_:recursive:details:after:limit:)``: one page of one kind of
+/// The SQL of ``Library/walk(_:recursive:details:after:limit:)``: one page of one kind of
 /// entry, after a walk position (`ord > ?`) up to the directory's end (`ord <= ?`), and, unless
 /// recursive, in the directory itself (`= ?`). Each form is compiled once per connection.
 enum WalkQuery {

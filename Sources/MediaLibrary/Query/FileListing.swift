@@ -16,7 +16,7 @@ public struct DiskEntry: Sendable, Equatable {
     public var mtime: Int64
 }
 
-extension MediaLibrary {
+extension Library {
     /// Everything in the folder `uri` of the music directory, playable or not, in the order
     /// the file system lists it (MPD does not sort `listfiles`).
     ///

@@ -1,7 +1,7 @@
 import GRDB
 import MusicModel
 
-extension MediaLibrary {
+extension Library {
     /// MPD compiles a filter's regular expressions when it parses the filter, so a bad one is
     /// an error before anything runs. PCRE2 says what is wrong, as in MPD, when libpcre2 is
     /// there to say it (``PCRE2Syntax``).

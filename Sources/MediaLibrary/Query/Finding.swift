@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 public import MusicModel
 
-extension MediaLibrary {
+extension Library {
     /// The ids of the songs `selection` picks, sorted and windowed, in output order.
     ///
     /// Songs are fetched afterwards in pages with ``songs(ids:)``, so that a large result is

@@ -11,7 +11,7 @@ public struct CountGroup: Sendable, Equatable {
     public var playtime: Double
 }
 
-extension MediaLibrary {
+extension Library {
     /// `list TAG`: the distinct combinations of the group tags' and `subject`'s values, each
     /// row outermost group first and the subject last, sorted by bytes, the window applied to
     /// the outermost level. A song without a tag (and its fallbacks) contributes an empty value.

@@ -40,7 +40,7 @@ extension Song {
     }
 }
 
-extension MediaLibrary {
+extension Library {
     /// Runs `body` on the records of the songs with these ids, in the order given (ids with no
     /// song are skipped), inside one read, with `sink` to write them into.
     package func writeSongs<Sink: RecordSink>(
@@ -54,7 +54,7 @@ extension MediaLibrary {
     }
 }
 
-extension MediaLibrary {
+extension Library {
     /// A `file` field with the URI of each song with these ids, in the order given (ids with
     /// no song are skipped), from one read.
     package func writeURIs<Sink: RecordSink>(ids: [Int64], into sink: inout Sink) async throws {

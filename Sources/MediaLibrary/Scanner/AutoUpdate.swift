@@ -27,7 +27,7 @@ public final class AutoUpdate: Sendable {
     }
 }
 
-extension MediaLibrary {
+extension Library {
     /// Starts `auto_update`: watches the music directory down to `maxDepth` (`nil`: no limit)
     /// and queues an update of each changed directory once the disk has been quiet for `delay`.
     /// MPD waits 5 s; Tonearm's default of 1 s still turns a copied album into one job.

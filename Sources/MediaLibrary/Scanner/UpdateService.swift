@@ -36,7 +36,7 @@ public final class UpdateService: Sendable {
 
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "tonearm.update", qos: .utility)
-    private let scanner: Scanner
+    private let scanner: MusicFolderScanner
     private let stickers: StickerStore?
     private let parseFilterSticker: FilterStickerParser?
     private let logger: Logger
@@ -48,7 +48,7 @@ public final class UpdateService: Sendable {
     ///   - parseFilterSticker: reads a `filter` sticker's name back into its filter, for that
     ///     cleanup.
     init(
-        scanner: Scanner, stickers: StickerStore?, parseFilterSticker: FilterStickerParser?, logger: Logger,
+        scanner: MusicFolderScanner, stickers: StickerStore?, parseFilterSticker: FilterStickerParser?, logger: Logger,
         onEvent: @escaping @Sendable (LibraryEvent) -> Void
     ) {
         self.scanner = scanner

@@ -3,7 +3,7 @@ public import MusicModel
 
 /// What the sticker commands ask of the music database: whether the objects a sticker names
 /// exist. MPD checks each sticker type against the database before it touches a sticker.
-extension MediaLibrary {
+extension Library {
     /// The URIs among `uris` that name songs in the database.
     public func existingSongs(_ uris: [String]) async throws -> Set<String> {
         try store.read { db in try Self.existingSongs(uris, db) }

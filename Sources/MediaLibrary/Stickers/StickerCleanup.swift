@@ -21,15 +21,15 @@ enum StickerCleanup {
             let uris = try stickers.uris(type: type)
             let gone: [String]
             if type == "song" {
-                let existing = try library.pool.read { db in try MediaLibrary.existingSongs(uris, db) }
+                let existing = try library.pool.read { db in try Library.existingSongs(uris, db) }
                 gone = uris.filter { !existing.contains($0) }
             } else if let filter = filter(type: type, parseFilter: parseFilter) {
                 gone = try library.pool.read { db in
                     try uris.filter { uri in
                         // A sticker whose filter no longer parses is kept, as MPD keeps it.
-                        guard let expression = filter(uri), (try? MediaLibrary.validateRegexes(expression)) != nil
+                        guard let expression = filter(uri), (try? Library.validateRegexes(expression)) != nil
                         else { return false }
-                        return try !MediaLibrary.hasMatch(expression, db)
+                        return try !Library.hasMatch(expression, db)
                     }
                 }
             } else {
@@ -44,7 +44,7 @@ enum StickerCleanup {
     private static func filter(type: String, parseFilter: FilterStickerParser?) -> ((String) -> FilterExpression?)? {
         if type == "filter" { return parseFilter }
         guard let tag = TagType(name: type), StickerType.allowedTags.contains(tag) else { return nil }
-        return { uri in MediaLibrary.tagFilter(tag, uri) }
+        return { uri in Library.tagFilter(tag, uri) }
     }
 }
 

@@ -79,7 +79,7 @@ enum DatabaseBrowseCommands {
     /// Streams a directory walk page by page; `false` when there is no such directory.
     private static func stream(
         _ invocation: inout CommandInvocation,
-        _ library: MediaLibrary,
+        _ library: Library,
         _ uri: String,
         recursive: Bool,
         details: Bool

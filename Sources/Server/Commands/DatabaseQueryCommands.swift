@@ -109,10 +109,10 @@ enum DatabaseQueryCommands {
     /// `list file [FILTER]`: every matching song's URI in database order, streamed page by
     /// page as `find` streams its songs (MPD prints them as it visits the songs, unsorted).
     private static func listURIs(
-        _ invocation: inout CommandInvocation, _ library: MediaLibrary, filter: FilterExpression?
+        _ invocation: inout CommandInvocation, _ library: Library, filter: FilterExpression?
     ) async throws -> CommandOutcome {
         guard let filter else {
-            var cursor: MediaLibrary.SongPosition?
+            var cursor: Library.SongPosition?
             repeat {
                 var lines = ResponseBuffer()
                 cursor = try await library.writeURIs(after: cursor, limit: uriPageSize, into: &lines)

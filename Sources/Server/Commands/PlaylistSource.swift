@@ -19,7 +19,7 @@ struct PlaylistSource {
     let entries: [String]
     /// The folder relative entries are read against (`""` for stored playlists).
     let base: String
-    private let library: MediaLibrary?
+    private let library: Library?
     private let resolver: PlaylistEntryResolver
 
     /// MPD 0.24.11's `LocateUri` for a playlist argument.

@@ -136,7 +136,7 @@ enum QueueEditCommands {
     }
 
     /// The URI of a file path inside the music directory, or `nil` when it is outside.
-    static func relativeURI(_ path: String, _ library: MediaLibrary) -> String? {
+    static func relativeURI(_ path: String, _ library: Library) -> String? {
         var root = library.settings.musicDirectory
         while root.hasSuffix("/") { root.removeLast() }
         guard path.hasPrefix(root + "/") else { return nil }
@@ -145,7 +145,7 @@ enum QueueEditCommands {
     }
 
     /// The songs `add` takes for `uri`: the song, or everything below the directory.
-    static func songs(under uri: String, in library: MediaLibrary) async throws -> [Song] {
+    static func songs(under uri: String, in library: Library) async throws -> [Song] {
         if !uri.isEmpty, let song = try await library.song(at: uri) { return [song] }
         var songs: [Song] = []
         var cursor: Int64 = 0

@@ -81,7 +81,7 @@ enum StickerCommands {
         _ invocation: inout CommandInvocation,
         type: StickerType,
         stickers: StickerStore,
-        library: MediaLibrary
+        library: Library
     ) async throws {
         let request = try StickerFindRequest(arguments: invocation.arguments[3...])
         let base = invocation.arguments[2]
@@ -153,7 +153,7 @@ enum StickerCommands {
 struct StickerObject {
     let type: StickerType
     let uri: String
-    let library: MediaLibrary
+    let library: Library
     let playlistDirectory: String
 
     /// The URI the sticker is stored under.
@@ -183,7 +183,7 @@ struct StickerObject {
             return normalized
         case .tag(let tag):
             guard StickerType.allowedTags.contains(tag) else { throw MPDError(.argument, "unsupported tag: \(tag.name.mpdQuoted)") }
-            guard try await library.hasMatch(MediaLibrary.tagFilter(tag, uri)) else {
+            guard try await library.hasMatch(Library.tagFilter(tag, uri)) else {
                 throw MPDError(.argument, "no such \(tag.name): \(uri.mpdQuoted)")
             }
             return uri

@@ -10,7 +10,7 @@ import Synchronization
 /// A scan runs in one write transaction, so readers keep seeing the previous database until it
 /// commits, and a scan killed at any moment leaves that previous database behind. Tags are read
 /// in batches on every core while the transaction waits; only the scanner writes.
-struct Scanner: Sendable {
+struct MusicFolderScanner: Sendable {
     let store: LibraryStore
     let walker: DiskWalker
     /// The tags to keep (`metadata_to_use`).

@@ -6,7 +6,7 @@ public import MusicModel
 /// The music library: MPD's database, the seed's `MPMediaLibrary`. Songs and directories live
 /// in SQLite; the scanner keeps them in line with the music directory; sessions query them
 /// concurrently.
-public final class MediaLibrary: Sendable {
+public final class Library: Sendable {
     /// What the library needs from the configuration.
     public struct Settings: Sendable {
         /// `music_directory`, absolute.
@@ -84,7 +84,7 @@ public final class MediaLibrary: Sendable {
             followInsideSymlinks: settings.followInsideSymlinks,
             followOutsideSymlinks: settings.followOutsideSymlinks
         )
-        let scanner = Scanner(store: store, walker: walker, tagMask: settings.tagMask, logger: logger)
+        let scanner = MusicFolderScanner(store: store, walker: walker, tagMask: settings.tagMask, logger: logger)
         updates = UpdateService(scanner: scanner, stickers: stickers, parseFilterSticker: parseFilterSticker,
                                 logger: logger, onEvent: onEvent)
     }
