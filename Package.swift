@@ -53,10 +53,23 @@ let package = Package(
             name: "Settings",
             swiftSettings: strictSettings
         ),
+        // Threads named for `top -H` and glibc's heap: what the library's and the audio
+        // threads share below both.
+        .target(
+            name: "Platform",
+            dependencies: ["CMalloc"],
+            swiftSettings: strictSettings
+        ),
+        // The playlist file formats (m3u, extended m3u, pls) and how an entry resolves: pure,
+        // so that the fuzzers link them without the database.
+        .target(
+            name: "PlaylistFormats",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "MediaLibrary",
             dependencies: [
-                "CFFmpeg", "CMalloc", "MusicModel",
+                "CFFmpeg", "MusicModel", "Platform", "PlaylistFormats",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -65,7 +78,7 @@ let package = Package(
         ),
         .target(
             name: "Playback",
-            dependencies: ["CFFmpeg", "CALSA", "MusicModel", "MPDProtocol", "MediaLibrary", "Settings"],
+            dependencies: ["CFFmpeg", "CALSA", "MusicModel", "MPDProtocol", "MediaLibrary", "Platform", "Settings"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -76,7 +89,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "MusicModel", "MPDProtocol", "Settings", "Playback", "MediaLibrary",
+                "MusicModel", "MPDProtocol", "Settings", "Playback", "MediaLibrary", "PlaylistFormats",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -87,7 +100,7 @@ let package = Package(
         .executableTarget(
             name: "tonearm",
             dependencies: [
-                "Server", "Settings", "MusicModel", "MPDProtocol", "Playback", "MediaLibrary", "Zeroconf",
+                "Server", "Settings", "MusicModel", "MPDProtocol", "Playback", "MediaLibrary", "Platform", "Zeroconf",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -108,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "MediaLibraryTests",
             dependencies: [
-                "MediaLibrary", "MusicModel", "MPDProtocol", "CFFmpeg",
+                "MediaLibrary", "MusicModel", "MPDProtocol", "Platform", "PlaylistFormats", "CFFmpeg",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

@@ -4,7 +4,8 @@ import PackageDescription
 // libFuzzer targets for Tonearm's pure parsers. Built separately from the main package because
 // every target here is compiled with the fuzzer and address sanitizers:
 //   swift build -c release --sanitize=fuzzer --sanitize=address
-// Sources/MusicModel, Sources/MPDProtocol, Sources/Settings and Sources/PlaylistParsing link to the main package's sources, so the fuzzers test the same code.
+// Sources/MusicModel, Sources/MPDProtocol, Sources/Settings and Sources/PlaylistFormats link to the main package's
+// modules of those names, so the fuzzers test the same code.
 let package = Package(
     name: "TonearmFuzz",
     dependencies: [
@@ -17,13 +18,11 @@ let package = Package(
             dependencies: ["MusicModel", .product(name: "NIOCore", package: "swift-nio")]
         ),
         .target(name: "Settings"),
-        // PlaylistFormat.swift and PlaylistEntryResolver.swift of MediaLibrary (links): the
-        // pure readers, without the database the rest of that module needs.
-        .target(name: "PlaylistParsing"),
+        .target(name: "PlaylistFormats"),
         .executableTarget(name: "FuzzRequestFraming", dependencies: ["MusicModel", "MPDProtocol"]),
         .executableTarget(name: "FuzzConfigParser", dependencies: ["Settings"]),
         .executableTarget(name: "FuzzFilterExpression", dependencies: ["MusicModel", "MPDProtocol"]),
         .executableTarget(name: "FuzzTokenizer", dependencies: ["MPDProtocol"]),
-        .executableTarget(name: "FuzzPlaylistFormats", dependencies: ["PlaylistParsing"]),
+        .executableTarget(name: "FuzzPlaylistFormats", dependencies: ["PlaylistFormats"]),
     ]
 )

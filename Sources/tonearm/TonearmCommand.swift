@@ -10,6 +10,7 @@ import Server
 import ServiceLifecycle
 import UnixSignals
 import Zeroconf
+import Platform
 
 /// `tonearm`: runs the music server in the foreground until SIGTERM, SIGINT or `kill`.
 @main

@@ -2,6 +2,7 @@ import Foundation
 @testable import MediaLibrary
 import Synchronization
 import Testing
+import Platform
 
 @Suite("NamedThread")
 struct NamedThreadTests {

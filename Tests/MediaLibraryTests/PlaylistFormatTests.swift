@@ -1,5 +1,6 @@
 import MediaLibrary
 import Testing
+import PlaylistFormats
 
 /// Reading playlist files and entries as MPD's playlist plugins and
 /// `playlist_check_translate_song` do (the cases Debian's MPD 0.23 was seen to answer).

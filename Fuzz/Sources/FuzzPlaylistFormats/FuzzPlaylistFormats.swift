@@ -1,4 +1,4 @@
-import PlaylistParsing
+import PlaylistFormats
 
 /// Feeds arbitrary bytes to the playlist readers as the text of an `.m3u` (both the playing
 /// and the editing reading), a `.pls`, and resolves every entry the way loading a playlist

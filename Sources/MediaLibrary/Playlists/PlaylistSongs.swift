@@ -4,6 +4,7 @@ public import MusicModel
 
 #if canImport(Glibc)
 import Glibc
+import PlaylistFormats
 #endif
 
 /// What the library offers the playlist commands: the entries of playlist files in the music

@@ -3,6 +3,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import PlaylistFormats
 #endif
 
 /// A stored playlist as `listplaylists` shows it.

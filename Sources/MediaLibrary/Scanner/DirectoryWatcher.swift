@@ -4,6 +4,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import Platform
 #endif
 
 /// Watches the music directory with Linux inotify for `auto_update`, as MPD's `InotifyUpdate`

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Logging
+import Platform
 
 /// What the library tells the rest of the server about.
 public enum LibraryEvent: Sendable, Equatable {

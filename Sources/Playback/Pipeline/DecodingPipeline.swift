@@ -2,6 +2,7 @@ public import Settings
 import Foundation
 import MediaLibrary
 import Synchronization
+import Platform
 
 /// The audio pipeline (DESIGN.md): a decoder thread fills a ``PCMBuffer`` and one output
 /// thread per audio output plays it, gaplessly from one song into the next.

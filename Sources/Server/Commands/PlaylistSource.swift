@@ -2,6 +2,7 @@ import Settings
 import MediaLibrary
 import MPDProtocol
 import MusicModel
+import PlaylistFormats
 
 /// A playlist the reading commands and `load` name: a stored playlist, else a playlist file in
 /// the music folder (MPD's `playlist_mapper_open`: the playlist directory is tried first, so a

@@ -1,1 +1,0 @@
-../../../Sources/MediaLibrary/Playlists/PlaylistEntryResolver.swift
