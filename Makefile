@@ -38,6 +38,7 @@ define apt_install
 endef
 
 .PHONY: all deps test-deps build build-debug run install uninstall test unit integration conformance fuzz \
+        format format-check \
         fuzz-short bench soak clean
 
 all: build
@@ -79,7 +80,7 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man5/tonearm.conf.5 $(DESTDIR)$(UNITDIR)/tonearm.service $(DESTDIR)$(UNITDIR)/tonearm.socket
 
 # Every part runs even when an earlier one fails, and the last lines say how each went.
-TEST_PARTS := unit integration conformance fuzz-short
+TEST_PARTS := format-check unit integration conformance fuzz-short
 
 test: test-deps
 	$(SWIFT) build --build-tests
@@ -90,6 +91,17 @@ test: test-deps
 	done; \
 	printf "\nmake test, by part:\n$$summary"; \
 	if [ -n "$$failed" ]; then echo "make test failed in:$$failed"; exit 1; fi
+
+# The code's layout is swift-format's, with the settings in .swift-format (4 spaces, 120
+# columns). `make format` applies it; `make format-check` (part of `make test`) fails on any
+# line that differs from it.
+FORMAT_PATHS := Package.swift Sources Tests $(wildcard Fuzz/Sources/Fuzz*)
+
+format:
+	$(SWIFT) format --configuration .swift-format -i -r $(FORMAT_PATHS)
+
+format-check:
+	$(SWIFT) format lint --strict --configuration .swift-format -r $(FORMAT_PATHS)
 
 unit:
 	$(SWIFT) test --skip-build

@@ -1,7 +1,7 @@
 public import MusicModel
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Parsers for MPD's scalar argument syntaxes, with MPD's error messages (`ArgParser.cxx`).

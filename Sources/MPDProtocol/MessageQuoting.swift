@@ -38,7 +38,7 @@ extension Unicode.Scalar {
         if value < 0x7f { return true }
         switch properties.generalCategory {
         case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator,
-             .spaceSeparator:
+            .spaceSeparator:
             return false
         default:
             return true

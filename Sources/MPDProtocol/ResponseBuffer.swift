@@ -68,7 +68,8 @@ public struct ResponseBuffer: Sendable {
 
     /// Writes `value` in decimal into `buffer` so that it ends just before `end`, and returns
     /// where it starts. `buffer` must have room for ``decimalWidth`` bytes before `end`.
-    public static func writeDecimal(_ value: Int64, endingAt end: Int, in buffer: UnsafeMutableRawBufferPointer) -> Int {
+    public static func writeDecimal(_ value: Int64, endingAt end: Int, in buffer: UnsafeMutableRawBufferPointer) -> Int
+    {
         var magnitude = value.magnitude
         var start = end
         repeat {

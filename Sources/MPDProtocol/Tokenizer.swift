@@ -64,7 +64,8 @@ public enum Tokenizer {
         var arguments: [String] = []
         var invalid: Set<Int> = []
         while cursor < bytes.count {
-            let argument = bytes[cursor] == UInt8(ascii: "\"")
+            let argument =
+                bytes[cursor] == UInt8(ascii: "\"")
                 ? try quoted(bytes, &cursor)
                 : try unquoted(bytes, &cursor)
             if arguments.count == maximumArguments { throw .tooManyArguments }

@@ -85,8 +85,9 @@ public final class Library: Sendable {
             followOutsideSymlinks: settings.followOutsideSymlinks
         )
         let scanner = MusicFolderScanner(store: store, walker: walker, tagMask: settings.tagMask, logger: logger)
-        updates = UpdateService(scanner: scanner, stickers: stickers, parseFilterSticker: parseFilterSticker,
-                                logger: logger, onEvent: onEvent)
+        updates = UpdateService(
+            scanner: scanner, stickers: stickers, parseFilterSticker: parseFilterSticker,
+            logger: logger, onEvent: onEvent)
     }
 
     /// Starts a full update when the database has never been filled, as MPD does on its first

@@ -37,7 +37,9 @@ public struct DatabaseSelection: Sendable, Equatable {
     public var position: String?
 
     /// Creates a selection.
-    public init(filter: FilterExpression?, sort: SortOrder? = nil, window: RangeArgument? = nil, position: String? = nil) {
+    public init(
+        filter: FilterExpression?, sort: SortOrder? = nil, window: RangeArgument? = nil, position: String? = nil
+    ) {
         self.filter = filter
         self.sort = sort
         self.window = window

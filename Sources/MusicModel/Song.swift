@@ -29,7 +29,9 @@ public struct Song: Sendable, Equatable {
     public var tags: [TagValue]
 
     /// Creates a song.
-    public init(uri: String, lastModified: Int64, added: Int64, audioFormat: String?, duration: Double?, tags: [TagValue]) {
+    public init(
+        uri: String, lastModified: Int64, added: Int64, audioFormat: String?, duration: Double?, tags: [TagValue]
+    ) {
         self.uri = uri
         self.lastModified = lastModified
         self.added = added

@@ -14,7 +14,9 @@ public enum NamedThread {
             let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
             if comm >= 0 {
                 // Longer names are refused whole.
-                _ = name.utf8CString.withUnsafeBufferPointer { Glibc.write(comm, $0.baseAddress, min(15, $0.count - 1)) }
+                _ = name.utf8CString.withUnsafeBufferPointer {
+                    Glibc.write(comm, $0.baseAddress, min(15, $0.count - 1))
+                }
                 close(comm)
             }
             body()

@@ -75,9 +75,10 @@ public struct PlaylistEntryResolver: Sendable {
 
     /// A relative URI every segment of which is a real name (MPD 0.24.11's `uri_safe_local`).
     public static func isSafeLocal(_ uri: String) -> Bool {
-        !uri.isEmpty && uri.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
-            !$0.isEmpty && $0 != "." && $0 != ".."
-        }
+        !uri.isEmpty
+            && uri.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
+                !$0.isEmpty && $0 != "." && $0 != ".."
+            }
     }
 
     /// The folder of a library URI (`""` for one at the root), against which a playlist's

@@ -1,9 +1,9 @@
-public import Settings
 public import Logging
 public import MPDProtocol
+public import MediaLibrary
 public import MusicModel
 public import Playback
-public import MediaLibrary
+public import Settings
 
 /// The services every session shares: configuration, the idle bus, the command table.
 public final class ServerContext: Sendable {
@@ -51,7 +51,8 @@ public final class ServerContext: Sendable {
         self.library = library
         self.stickers = stickers
         let musicDirectory = configuration.musicDirectory
-        let statistics = configuration.stickerPlayStats
+        let statistics =
+            configuration.stickerPlayStats
             ? stickers.map { PlayStatistics(stickers: $0, idleBus: idleBus, logger: logger) } : nil
         playStatistics = statistics
         // Every partition's player is made alike; only the default one starts with the
@@ -162,10 +163,13 @@ public struct AudioSetup: Sendable {
     /// The pipelines of the configured `audio_output` blocks, with the FFmpeg decoder.
     /// - Parameter report: receives the outputs that cannot be set up and every playback
     ///   failure: the server's log.
-    public static func make(configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void) -> AudioSetup {
+    public static func make(configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void)
+        -> AudioSetup
+    {
         let devices = OutputDevices(configuration: configuration, report: report)
         return AudioSetup(
-            pipeline: DecodingPipeline.make(devices: devices, attached: true, configuration: configuration, report: report),
+            pipeline: DecodingPipeline.make(
+                devices: devices, attached: true, configuration: configuration, report: report),
             makePipeline: {
                 DecodingPipeline.make(devices: devices, attached: false, configuration: configuration, report: report)
             })

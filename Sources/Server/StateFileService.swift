@@ -1,6 +1,6 @@
 public import Logging
-public import MediaLibrary
 import MPDProtocol
+public import MediaLibrary
 import MusicModel
 import Playback
 public import ServiceLifecycle
@@ -131,7 +131,8 @@ public struct StateFileService: Service {
             songs.append(try? await library?.song(at: entry.uri))
         }
         partition.player.restore(state, songs: songs, restorePaused: restorePaused)
-        logger.info("""
+        logger.info(
+            """
             restored \(songs.compactMap { $0 }.count) of \(state.entries.count) queued songs \
             of partition \(partition.name) from \(path)
             """)
@@ -149,8 +150,9 @@ public struct StateFileService: Service {
         do {
             let all = partitions.all
             try StateFile.write(
-                SavedServerState(main: saved(all[0]),
-                                 partitions: all.dropFirst().map { .init(name: $0.name, state: saved($0)) }),
+                SavedServerState(
+                    main: saved(all[0]),
+                    partitions: all.dropFirst().map { .init(name: $0.name, state: saved($0)) }),
                 to: path)
         } catch {
             logger.error("cannot write the state file \(path): \(error)")

@@ -1,16 +1,16 @@
-public import Settings
 public import Logging
 import MPDProtocol
+public import MediaLibrary
 import MusicModel
 public import NIOCore
 public import NIOPosix
 public import Playback
-public import MediaLibrary
 public import ServiceLifecycle
+public import Settings
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The MPD-protocol server: listens on every configured address and serves each client in its
@@ -104,7 +104,9 @@ public final class TonearmServer: Service {
                                 try await withThrowingDiscardingTaskGroup { connections in
                                     for try await connection in inbound {
                                         let executor = EventLoopTaskExecutor(connection.channel.channel.eventLoop)
-                                        connections.addTask(executorPreference: executor) { await session.run(connection) }
+                                        connections.addTask(executorPreference: executor) {
+                                            await session.run(connection)
+                                        }
                                     }
                                 }
                             }

@@ -51,12 +51,16 @@ public enum BindAddress: Sendable, Equatable {
             host = String(value[value.index(after: value.startIndex)..<close])
             let rest = value[value.index(after: close)...]
             if !rest.isEmpty {
-                guard rest.hasPrefix(":"), let number = Int(rest.dropFirst()), (1...65535).contains(number) else { return nil }
+                guard rest.hasPrefix(":"), let number = Int(rest.dropFirst()), (1...65535).contains(number) else {
+                    return nil
+                }
                 port = number
             }
         } else if value.filter({ $0 == ":" }).count == 1, let colon = value.firstIndex(of: ":") {
             host = String(value[..<colon])
-            guard let number = Int(value[value.index(after: colon)...]), (1...65535).contains(number) else { return nil }
+            guard let number = Int(value[value.index(after: colon)...]), (1...65535).contains(number) else {
+                return nil
+            }
             port = number
         }
         guard !host.isEmpty else { return nil }

@@ -65,18 +65,23 @@ public struct ConfigFileParser: Sendable {
                 guard openBlock != nil else { throw ConfigurationError(at: origin, "unexpected '}'") }
                 guard line.atEndOrComment else { throw ConfigurationError(at: origin, "unknown tokens after '}'") }
                 let block = openBlock!
-                document.entries.append(.block(ConfigBlock(name: block.name, origin: block.origin, parameters: block.parameters)))
+                document.entries.append(
+                    .block(ConfigBlock(name: block.name, origin: block.origin, parameters: block.parameters)))
                 openBlock = nil
                 continue
             }
 
-            guard let name = line.word() else { throw ConfigurationError(at: origin, "syntax error: expected an option name") }
+            guard let name = line.word() else {
+                throw ConfigurationError(at: origin, "syntax error: expected an option name")
+            }
             line.skipBlanks()
 
             if line.peek == "{" {
                 line.advance()
                 line.skipBlanks()
-                guard openBlock == nil else { throw ConfigurationError(at: origin, "blocks cannot be nested; missing '}'?") }
+                guard openBlock == nil else {
+                    throw ConfigurationError(at: origin, "blocks cannot be nested; missing '}'?")
+                }
                 guard line.atEndOrComment else { throw ConfigurationError(at: origin, "unknown tokens after '{'") }
                 openBlock = (name, origin, [])
                 continue

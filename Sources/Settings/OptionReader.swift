@@ -26,21 +26,27 @@ struct OptionReader {
         case "restore_paused": configuration.restorePaused = try p.boolean()
         case "log_level":
             guard let level = LogLevel(configValue: p.value) else {
-                throw ConfigurationError(at: p.origin, "log_level: \"\(p.value)\" is not one of error, warning, notice, info, verbose")
+                throw ConfigurationError(
+                    at: p.origin, "log_level: \"\(p.value)\" is not one of error, warning, notice, info, verbose")
             }
             configuration.logLevel = level
 
         case "bind_to_address":
-            if p.value.isEmpty { configuration.bindAddresses.removeAll(); break }
+            if p.value.isEmpty {
+                configuration.bindAddresses.removeAll()
+                break
+            }
             let value = p.value.hasPrefix("~") || p.value.hasPrefix("$") ? paths.expand(p.value) : p.value
             guard let address = BindAddress(parsing: value) else {
-                throw ConfigurationError(at: p.origin, "bind_to_address: \"\(p.value)\" is not an address, address:port or socket path")
+                throw ConfigurationError(
+                    at: p.origin, "bind_to_address: \"\(p.value)\" is not an address, address:port or socket path")
             }
             configuration.bindAddresses.append(address)
         case "port": configuration.port = try p.integer(in: 0...65535)
         case "unix_socket_mode":
             guard let mode = Int(p.value, radix: 8), (0...0o777).contains(mode) else {
-                throw ConfigurationError(at: p.origin, "unix_socket_mode: \"\(p.value)\" is not an octal mode such as 0660")
+                throw ConfigurationError(
+                    at: p.origin, "unix_socket_mode: \"\(p.value)\" is not an octal mode such as 0660")
             }
             configuration.unixSocketMode = mode
         case "max_connections": configuration.maxConnections = try p.integer(in: 1...Int.max)
@@ -50,19 +56,27 @@ struct OptionReader {
         case "max_playlist_length": configuration.maxPlaylistLength = try p.integer(in: 1...16 * 1024 * 1024)
 
         case "password":
-            if p.value.isEmpty { configuration.passwords.removeAll(); break }
+            if p.value.isEmpty {
+                configuration.passwords.removeAll()
+                break
+            }
             guard let at = p.value.lastIndex(of: "@") else {
                 throw ConfigurationError(at: p.origin, "password: expected \"SECRET@permission,permission\"")
             }
-            let permissions = try ConfigParameter.permissions(String(p.value[p.value.index(after: at)...]), at: p.origin, option: p.name)
+            let permissions = try ConfigParameter.permissions(
+                String(p.value[p.value.index(after: at)...]), at: p.origin, option: p.name)
             configuration.passwords.append(PasswordEntry(password: String(p.value[..<at]), permissions: permissions))
         case "default_permissions": defaultPermissions = try p.permissions()
         case "local_permissions": localPermissions = try p.permissions()
         case "host_permissions":
-            if p.value.isEmpty { configuration.hostPermissions.removeAll(); break }
+            if p.value.isEmpty {
+                configuration.hostPermissions.removeAll()
+                break
+            }
             let parts = p.value.split(separator: " ", maxSplits: 1)
             guard parts.count == 2 else {
-                throw ConfigurationError(at: p.origin, "host_permissions: expected \"ADDRESS[/PREFIX] permission,permission\"")
+                throw ConfigurationError(
+                    at: p.origin, "host_permissions: expected \"ADDRESS[/PREFIX] permission,permission\"")
             }
             let permissions = try ConfigParameter.permissions(String(parts[1]), at: p.origin, option: p.name)
             configuration.hostPermissions.append(HostPermission(address: String(parts[0]), permissions: permissions))

@@ -48,7 +48,8 @@ public struct PathExpander: Sendable {
         let file = directory(.configHome) + "/user-dirs.dirs"
         if let text = try? String(contentsOfFile: file, encoding: .utf8) {
             for line in text.split(separator: "\n") where line.hasPrefix("XDG_MUSIC_DIR=") {
-                let value = line.dropFirst("XDG_MUSIC_DIR=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                let value = line.dropFirst("XDG_MUSIC_DIR=".count).trimmingCharacters(
+                    in: CharacterSet(charactersIn: "\""))
                 if value.hasPrefix("$HOME") { return home + value.dropFirst(5) }
                 if value.hasPrefix("/") { return value }
             }

@@ -15,7 +15,8 @@ extension ConfigParameter {
     func integer(in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
         guard let number = Int(value), range.contains(number) else {
             let upper = range.upperBound == Int.max ? "" : " to \(range.upperBound)"
-            throw ConfigurationError(at: origin, "\(name): \"\(value)\" is not a number from \(range.lowerBound)\(upper)")
+            throw ConfigurationError(
+                at: origin, "\(name): \"\(value)\" is not a number from \(range.lowerBound)\(upper)")
         }
         return number
     }
@@ -59,7 +60,9 @@ extension ConfigParameter {
         try Self.permissions(value, at: origin, option: name)
     }
 
-    static func permissions(_ list: String, at origin: ConfigOrigin, option: String) throws(ConfigurationError) -> Permissions {
+    static func permissions(_ list: String, at origin: ConfigOrigin, option: String) throws(ConfigurationError)
+        -> Permissions
+    {
         do {
             return try Permissions(parsing: list)
         } catch {

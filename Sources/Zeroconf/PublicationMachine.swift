@@ -80,8 +80,10 @@ struct PublicationMachine: Sendable {
         case .retryDue:
             return [.connect]
         case .connectFailed(let reason):
-            return reportOutage(reason) + [.log(.debug, "cannot connect to Avahi (\(reason)), retrying"),
-                                           .scheduleRetry]
+            return reportOutage(reason) + [
+                .log(.debug, "cannot connect to Avahi (\(reason)), retrying"),
+                .scheduleRetry,
+            ]
         case .daemonAbsent:
             return reportOutage("avahi-daemon is not running")
         case .daemonRunning:
@@ -108,8 +110,10 @@ struct PublicationMachine: Sendable {
             let previous = name
             name = Self.alternative(to: name)
             let taker = byThisHost ? "by another service on this host" : "on the network"
-            return [.log(.warning, "the name '\(previous)' is taken \(taker), renaming the service to '\(name)'"),
-                    .publish(name: name)]
+            return [
+                .log(.warning, "the name '\(previous)' is taken \(taker), renaming the service to '\(name)'"),
+                .publish(name: name),
+            ]
         case .established:
             return [.log(.notice, "announced '\(name)' (\(Self.serviceType), port \(port))")]
         case .publishFailed(let reason):
@@ -123,8 +127,11 @@ struct PublicationMachine: Sendable {
     private mutating func reportOutage(_ reason: String) -> [Action] {
         guard !outageReported else { return [] }
         outageReported = true
-        return [.log(.warning,
-                     "Avahi is not available (\(reason)); serving without it, retrying in the background")]
+        return [
+            .log(
+                .warning,
+                "Avahi is not available (\(reason)); serving without it, retrying in the background")
+        ]
     }
 
     /// Avahi's next name after a collision: `Name` becomes `Name #2`, `Name #2` becomes `Name #3`.

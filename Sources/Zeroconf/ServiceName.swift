@@ -1,7 +1,7 @@
 import CAvahi
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The name under which the server is announced on the LAN (`zeroconf_name`).

@@ -54,10 +54,12 @@ public final class ZeroconfPublisher: @unchecked Sendable {
             guard phase == .created else { return }
             // The timer exists before the thread runs, so the poll's lock is not needed yet;
             // firing at once, it makes the first connection on Avahi's thread.
-            retryTimer = pollAPI.pointee.timeout_new(pollAPI, nil, { _, userdata in
-                guard let userdata else { return }
-                Unmanaged<ZeroconfPublisher>.fromOpaque(userdata).takeUnretainedValue().handle(.retryDue)
-            }, context)
+            retryTimer = pollAPI.pointee.timeout_new(
+                pollAPI, nil,
+                { _, userdata in
+                    guard let userdata else { return }
+                    Unmanaged<ZeroconfPublisher>.fromOpaque(userdata).takeUnretainedValue().handle(.retryDue)
+                }, context)
             armRetry(milliseconds: 0)
             if avahi_threaded_poll_start(poll) < 0 {
                 logger.error("cannot start Avahi's thread; the server is not announced")
@@ -136,10 +138,12 @@ public final class ZeroconfPublisher: @unchecked Sendable {
         var error: Int32 = 0
         // The callback may run inside avahi_client_new, before it returns the client: it
         // adopts the client it is given.
-        let created = avahi_client_new(pollAPI, AVAHI_CLIENT_NO_FAIL, { client, state, userdata in
-            guard let client, let userdata else { return }
-            Unmanaged<ZeroconfPublisher>.fromOpaque(userdata).takeUnretainedValue().clientChanged(client, state)
-        }, context, &error)
+        let created = avahi_client_new(
+            pollAPI, AVAHI_CLIENT_NO_FAIL,
+            { client, state, userdata in
+                guard let client, let userdata else { return }
+                Unmanaged<ZeroconfPublisher>.fromOpaque(userdata).takeUnretainedValue().clientChanged(client, state)
+            }, context, &error)
         if let created {
             client = created
         } else {
@@ -180,10 +184,12 @@ public final class ZeroconfPublisher: @unchecked Sendable {
     private func publish(_ name: String) {
         guard let client else { return }
         if group == nil {
-            group = avahi_entry_group_new(client, { group, state, userdata in
-                guard let group, let userdata else { return }
-                Unmanaged<ZeroconfPublisher>.fromOpaque(userdata).takeUnretainedValue().groupChanged(group, state)
-            }, context)
+            group = avahi_entry_group_new(
+                client,
+                { group, state, userdata in
+                    guard let group, let userdata else { return }
+                    Unmanaged<ZeroconfPublisher>.fromOpaque(userdata).takeUnretainedValue().groupChanged(group, state)
+                }, context)
         } else if let group, avahi_entry_group_is_empty(group) == 0 {
             avahi_entry_group_reset(group)
         }

@@ -2,7 +2,7 @@ import Logging
 import ServiceLifecycle
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Tells systemd how the service is doing (sd_notify(3)) for `Type=notify` units, without

@@ -1,16 +1,16 @@
 import ArgumentParser
-import Settings
 import Foundation
 import Logging
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import MusicModel
+import Platform
 import Playback
 import Server
 import ServiceLifecycle
+import Settings
 import UnixSignals
 import Zeroconf
-import Platform
 
 /// `tonearm`: runs the music server in the foreground until SIGTERM, SIGINT or `kill`.
 @main
@@ -102,8 +102,11 @@ struct TonearmCommand: AsyncParsableCommand {
         if let library, settings.autoUpdate {
             // Last in the list, so the group shuts it down first: no update starts while the
             // server stops.
-            services.append(.init(service: AutoUpdateService(library: library, maxDepth: settings.autoUpdateDepth,
-                                                             logger: logger)))
+            services.append(
+                .init(
+                    service: AutoUpdateService(
+                        library: library, maxDepth: settings.autoUpdateDepth,
+                        logger: logger)))
         }
         if settings.zeroconfEnabled {
             if let name = ZeroconfServiceName(template: settings.zeroconfName) {
@@ -190,8 +193,10 @@ private func openLibrary(
     do {
         // A filter sticker is named by its filter in MPD's syntax, which only the protocol reads.
         let parseFilterSticker: FilterStickerParser = { name in try? FilterExpression.parse([name], foldCase: false) }
-        return try Library(settings: librarySettings, stickers: stickers, parseFilterSticker: parseFilterSticker,
-                                logger: logger) { event in
+        return try Library(
+            settings: librarySettings, stickers: stickers, parseFilterSticker: parseFilterSticker,
+            logger: logger
+        ) { event in
             switch event {
             case .update: idleBus.emit(.update)
             case .database: idleBus.emit(.database)

@@ -17,10 +17,13 @@ struct ZeroconfService: Service, CustomStringConvertible {
     /// A stream for the server's `onListening` and the callback that feeds it.
     static func listeningStream() -> (AsyncStream<[Int]>, @Sendable ([Int]) -> Void) {
         let (stream, continuation) = AsyncStream.makeStream(of: [Int].self, bufferingPolicy: .bufferingNewest(1))
-        return (stream, { ports in
-            continuation.yield(ports)
-            continuation.finish()
-        })
+        return (
+            stream,
+            { ports in
+                continuation.yield(ports)
+                continuation.finish()
+            }
+        )
     }
 
     func run() async throws {

@@ -11,7 +11,8 @@ struct ArgumentsTests {
         #expect(try Arguments.integer("+3") == 3)
         #expect(thrownError { try Arguments.integer("4x") } == MPDError(.argument, "Integer expected: 4x"))
         #expect(thrownError { try Arguments.integer("") } == MPDError(.argument, "Integer expected: "))
-        #expect(thrownError { try Arguments.integer("101", in: 0...100) } == MPDError(.argument, "Number too large: 101"))
+        #expect(
+            thrownError { try Arguments.integer("101", in: 0...100) } == MPDError(.argument, "Number too large: 101"))
     }
 
     @Test("unsigned values wrap like strtoul: -1 is too large")
@@ -19,12 +20,15 @@ struct ArgumentsTests {
         #expect(try Arguments.unsigned("8192") == 8192)
         // strtoul negates in unsigned arithmetic: the largest magnitude negated is 1, not an overflow.
         #expect(try Arguments.unsigned("-18446744073709551615") == 1)
-        #expect(thrownError { try Arguments.unsigned("-18446744073709551616") }
-            == MPDError(.argument, "Number too large: -18446744073709551616"))
-        #expect(thrownError { try Arguments.unsigned("-1", maximum: 100) } == MPDError(.argument, "Number too large: -1"))
+        #expect(
+            thrownError { try Arguments.unsigned("-18446744073709551616") }
+                == MPDError(.argument, "Number too large: -18446744073709551616"))
+        #expect(
+            thrownError { try Arguments.unsigned("-1", maximum: 100) } == MPDError(.argument, "Number too large: -1"))
         #expect(thrownError { try Arguments.unsigned("abc") } == MPDError(.argument, "Integer expected: abc"))
-        #expect(thrownError { try Arguments.unsigned("99999999999999999999999", maximum: 10) }
-            == MPDError(.argument, "Number too large: 99999999999999999999999"))
+        #expect(
+            thrownError { try Arguments.unsigned("99999999999999999999999", maximum: 10) }
+                == MPDError(.argument, "Number too large: 99999999999999999999999"))
     }
 
     @Test("booleans are 0 or 1 as strtol reads them")
@@ -58,7 +62,8 @@ struct ArgumentsTests {
         #expect(thrownError { try Arguments.range("x") } == MPDError(.argument, "Integer or range expected: x"))
         #expect(thrownError { try Arguments.range("1:x") } == MPDError(.argument, "Integer or range expected: 1:x"))
         #expect(thrownError { try Arguments.range("1:-3") } == MPDError(.argument, "Number is negative: 1:-3"))
-        #expect(thrownError { try Arguments.range("3000000000") } == MPDError(.argument, "Number too large: 3000000000"))
+        #expect(
+            thrownError { try Arguments.range("3000000000") } == MPDError(.argument, "Number too large: 3000000000"))
         #expect(RangeArgument(start: 2, end: nil).upperBound(clippedTo: 10) == 10)
     }
 }

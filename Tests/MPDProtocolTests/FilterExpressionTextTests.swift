@@ -31,7 +31,8 @@ struct FilterExpressionTextTests {
     @Test("base, times, audio format and priority")
     func otherFilters() throws {
         #expect(try normalised("(base 'Björk/Debut')") == #"(base "Björk/Debut")"#)
-        #expect(try normalised("(modified-since '2024-01-31T12:00:00Z')") == #"(modified-since "2024-01-31T12:00:00Z")"#)
+        #expect(
+            try normalised("(modified-since '2024-01-31T12:00:00Z')") == #"(modified-since "2024-01-31T12:00:00Z")"#)
         #expect(try normalised("(modified-since '1600000000')") == #"(modified-since "2020-09-13T12:26:40Z")"#)
         #expect(try normalised("(added-since '2024-01')") == #"(added-since "2024-01-01T00:00:00Z")"#)
         #expect(try normalised("(AudioFormat == '44100:16:2')") == #"(AudioFormat == "44100:16:2")"#)
@@ -41,8 +42,9 @@ struct FilterExpressionTextTests {
 
     @Test("optimising merges nested ANDs and folds NOT into comparisons, as MPD does")
     func optimising() throws {
-        #expect(try normalised("((artist == 'a') AND ((album == 'b') AND (title == 'c')))")
-            == #"((Artist == "a") AND (Album == "b") AND (Title == "c"))"#)
+        #expect(
+            try normalised("((artist == 'a') AND ((album == 'b') AND (title == 'c')))")
+                == #"((Artist == "a") AND (Album == "b") AND (Title == "c"))"#)
         #expect(try normalised("(!(artist == 'a'))") == #"(Artist != "a")"#)
         #expect(try normalised("(!(artist != 'a'))") == #"(Artist == "a")"#)
         #expect(try normalised("(!(file contains 'x'))") == #"(file !contains_cs "x")"#)

@@ -57,7 +57,8 @@ struct FilterParserTests {
         for (word, op, negated, fold) in cases {
             for commandFolds in [false, true] {
                 let parsed = try expr("(title \(word) 'v')", foldCase: commandFolds)
-                #expect(parsed == .tag(.title, StringPredicate(op, "v", negated: negated, foldCase: fold ?? commandFolds)))
+                #expect(
+                    parsed == .tag(.title, StringPredicate(op, "v", negated: negated, foldCase: fold ?? commandFolds)))
             }
             // Matched without case.
             #expect(try expr("(title \(word.uppercased()) 'v')") == expr("(title \(word) 'v')"))
@@ -69,8 +70,9 @@ struct FilterParserTests {
     @Test("=~ and !~ are regular expressions with the command's case folding")
     func regex() throws {
         #expect(try expr(#"(artist =~ "^a.*b$")"#) == .tag(.artist, StringPredicate(.regex, "^a.*b$", foldCase: false)))
-        #expect(try expr(#"(artist!~"x")"#, foldCase: true)
-            == .tag(.artist, StringPredicate(.regex, "x", negated: true, foldCase: true)))
+        #expect(
+            try expr(#"(artist!~"x")"#, foldCase: true)
+                == .tag(.artist, StringPredicate(.regex, "x", negated: true, foldCase: true)))
     }
 
     @Test("quoting: both quote characters, backslash escapes, length limit")
@@ -189,7 +191,8 @@ struct FilterParserTests {
     @Test("old-style pairs: exact in find, substring and folded in search")
     func oldStyle() throws {
         #expect(try args(["artist", "x"]) == .tag(.artist, equals("x")))
-        #expect(try args(["ARTIST", "x"], foldCase: true) == .tag(.artist, StringPredicate(.contains, "x", foldCase: true)))
+        #expect(
+            try args(["ARTIST", "x"], foldCase: true) == .tag(.artist, StringPredicate(.contains, "x", foldCase: true)))
         #expect(try args(["any", "x"]) == .anyTag(equals("x")))
         #expect(try args(["file", "a"], foldCase: true) == .uri(StringPredicate(.contains, "a", foldCase: true)))
         #expect(try args(["filename", "a"]) == .uri(equals("a")))
@@ -201,7 +204,9 @@ struct FilterParserTests {
 
     @Test("old-style errors")
     func oldStyleErrors() {
-        for bad in [["foo", "x"], ["AudioFormat", "44100:16:2"], ["prio", "3"], ["Base", "x"], ["artist\u{212A}", "x"]] {
+        for bad in [
+            ["foo", "x"], ["AudioFormat", "44100:16:2"], ["prio", "3"], ["Base", "x"], ["artist\u{212A}", "x"],
+        ] {
             #expect(thrownError { try args(bad) } == MPDError(.argument, "Unknown filter type"))
         }
         for uri in ["", "/", "/a", "a/", "a//b", "./a", "../a", "a/..", "a/.", "a/../b", "a/./b"] {

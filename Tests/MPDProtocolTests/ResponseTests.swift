@@ -7,10 +7,12 @@ import Testing
 struct ResponseTests {
     @Test("ACK lines have MPD's layout")
     func ackLine() {
-        #expect(AckLine.format(MPDError(.argument, "Bad song index"), index: 1, command: "play")
-            == "ACK [2@1] {play} Bad song index\n")
-        #expect(AckLine.format(MPDError(.unknown, "unknown command \"foo\""), index: 0, command: "")
-            == "ACK [5@0] {} unknown command \"foo\"\n")
+        #expect(
+            AckLine.format(MPDError(.argument, "Bad song index"), index: 1, command: "play")
+                == "ACK [2@1] {play} Bad song index\n")
+        #expect(
+            AckLine.format(MPDError(.unknown, "unknown command \"foo\""), index: 0, command: "")
+                == "ACK [5@0] {} unknown command \"foo\"\n")
     }
 
     @Test("messages are folded into one line")
@@ -41,7 +43,8 @@ struct ResponseTests {
         response.append("Time", 42)
         response.appendBinary([0x00, 0x0A, 0xFF])
         response.appendRaw("OK\n")
-        let expected: [UInt8] = Array("file: a/b.flac\nTitle: two lines\nTime: 42\nbinary: 3\n".utf8)
+        let expected: [UInt8] =
+            Array("file: a/b.flac\nTitle: two lines\nTime: 42\nbinary: 3\n".utf8)
             + [0x00, 0x0A, 0xFF, 0x0A] + Array("OK\n".utf8)
         #expect(Array(response.bytes.readableBytesView) == expected)
         let taken = response.take()

@@ -1,8 +1,9 @@
 import Foundation
 import Logging
-@testable import MediaLibrary
 import Synchronization
 import Testing
+
+@testable import MediaLibrary
 
 /// A temporary directory tree, removed when the test ends.
 private final class TemporaryTree {
@@ -165,7 +166,8 @@ struct DirectoryWatcherTests {
         let outside = try TemporaryTree()
         try outside.makeDirectory("album")
         try tree.makeDirectory("a")
-        try FileManager.default.createSymbolicLink(atPath: tree.path("a/link"), withDestinationPath: outside.path("album"))
+        try FileManager.default.createSymbolicLink(
+            atPath: tree.path("a/link"), withDestinationPath: outside.path("album"))
         let (watcher, _) = try await startWatcher(tree, followOutsideSymlinks: follow)
         #expect(watcher.watchedDirectories == (follow ? ["", "a", "a/link"] : ["", "a"]))
         await watcher.stop()

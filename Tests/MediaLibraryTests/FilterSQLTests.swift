@@ -3,6 +3,7 @@ import GRDB
 import MPDProtocol
 import MusicModel
 import Testing
+
 @testable import MediaLibrary
 
 @Suite("Filter SQL")
@@ -24,13 +25,17 @@ struct FilterSQLTests {
     }
 
     @Test func trigramSearchFindsTheSameSongs() throws {
-        let library = try TestLibrary([("1.mp3", tags((.title, "one")), 1), ("7.mp3", tags((.title, "Tonight")), 1), ("8.mp3", tags((.title, "NIGHTS")), 1)])
+        let library = try TestLibrary([
+            ("1.mp3", tags((.title, "one")), 1), ("7.mp3", tags((.title, "Tonight")), 1),
+            ("8.mp3", tags((.title, "NIGHTS")), 1),
+        ])
         defer { library.remove() }
         let filter = try FilterExpression.parse(expression: "(title contains 'night')", foldCase: true)
         let condition = FilterSQL.condition(filter)
         let uris = try library.read { db in
-            try String.fetchAll(db, sql: "SELECT s.uri FROM song s WHERE \(condition.sql) ORDER BY s.uri",
-                                arguments: StatementArguments(condition.arguments))
+            try String.fetchAll(
+                db, sql: "SELECT s.uri FROM song s WHERE \(condition.sql) ORDER BY s.uri",
+                arguments: StatementArguments(condition.arguments))
         }
         #expect(uris == ["7.mp3", "8.mp3"])
     }
@@ -55,8 +60,10 @@ struct FilterSQLTests {
                 let filter = try FilterExpression.parse(expression: expression, foldCase: foldCase)
                 let condition = FilterSQL.condition(filter)
                 let plan = try library.read { db in
-                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT s.id FROM song s WHERE \(condition.sql)",
-                                     arguments: StatementArguments(condition.arguments)).map { $0["detail"] as String }
+                    try Row.fetchAll(
+                        db, sql: "EXPLAIN QUERY PLAN SELECT s.id FROM song s WHERE \(condition.sql)",
+                        arguments: StatementArguments(condition.arguments)
+                    ).map { $0["detail"] as String }
                 }
                 // A table read whole, or every value of one tag (an index searched on the tag alone).
                 let scans = plan.contains { step in
@@ -73,8 +80,9 @@ struct FilterSQLTests {
     private func search(_ expression: String, in library: TestLibrary) throws -> [String] {
         let condition = FilterSQL.condition(try FilterExpression.parse(expression: expression, foldCase: true))
         return try library.read { db in
-            try String.fetchAll(db, sql: "SELECT s.uri FROM song s WHERE \(condition.sql) ORDER BY s.uri",
-                                arguments: StatementArguments(condition.arguments))
+            try String.fetchAll(
+                db, sql: "SELECT s.uri FROM song s WHERE \(condition.sql) ORDER BY s.uri",
+                arguments: StatementArguments(condition.arguments))
         }
     }
 
@@ -108,7 +116,9 @@ struct FilterSQLTests {
     ]
 
     /// MPD's `TagSongFilter::Match` for `value` on `tag`, written out over the song's tags.
-    private static func mpdMatches(_ entry: TestLibrary.Entry, _ tag: TagType, _ value: (String) -> Bool, emptyMatches: Bool) -> Bool {
+    private static func mpdMatches(
+        _ entry: TestLibrary.Entry, _ tag: TagType, _ value: (String) -> Bool, emptyMatches: Bool
+    ) -> Bool {
         for candidate in [tag] + TagFallback.chain(for: tag) {
             let values = entry.tags.filter { $0.type == candidate }.map(\.value)
             if !values.isEmpty { return values.contains(where: value) }
@@ -119,7 +129,9 @@ struct FilterSQLTests {
     @Test func tagsWithFallbacksMatchAsMPDDoes() throws {
         let library = try TestLibrary(Self.fallbackSongs)
         defer { library.remove() }
-        let fallbackTags: [TagType] = [.albumArtist, .albumArtistSort, .artistSort, .albumSort, .titleSort, .composerSort]
+        let fallbackTags: [TagType] = [
+            .albumArtist, .albumArtistSort, .artistSort, .albumSort, .titleSort, .composerSort,
+        ]
         #expect(fallbackTags.allSatisfy { !TagFallback.chain(for: $0).isEmpty })
         let predicates: [(String, Bool, (String) -> Bool)] = [
             ("== 'X'", false, { $0 == "X" }),
@@ -136,8 +148,9 @@ struct FilterSQLTests {
                     let filter = try FilterExpression.parse(expression: expression, foldCase: foldCase)
                     let condition = FilterSQL.condition(filter)
                     let uris = try library.read { db in
-                        try String.fetchAll(db, sql: "SELECT s.uri FROM song s WHERE \(condition.sql) ORDER BY s.uri",
-                                            arguments: StatementArguments(condition.arguments))
+                        try String.fetchAll(
+                            db, sql: "SELECT s.uri FROM song s WHERE \(condition.sql) ORDER BY s.uri",
+                            arguments: StatementArguments(condition.arguments))
                     }
                     let expected = Self.fallbackSongs.filter { entry in
                         Self.mpdMatches(entry, tag, matches, emptyMatches: operation == "== ''") != negated
@@ -155,11 +168,16 @@ struct FilterSQLTests {
             for recursive in [false, true] {
                 let sql = WalkQuery.sql(kind, recursive: recursive, limit: 200)
                 let plan = try library.read { db in
-                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(recursive ? [1, 2] : [1, 2, 3]))
-                        .map { $0["detail"] as String }
+                    try Row.fetchAll(
+                        db, sql: "EXPLAIN QUERY PLAN " + sql,
+                        arguments: StatementArguments(recursive ? [1, 2] : [1, 2, 3])
+                    )
+                    .map { $0["detail"] as String }
                 }
                 // Each page starts where the last ended in an index ordered by walk position.
-                #expect(!plan.contains { $0.contains("TEMP B-TREE") || $0.hasPrefix("SCAN") }, "\(kind) \(recursive): \(plan)")
+                #expect(
+                    !plan.contains { $0.contains("TEMP B-TREE") || $0.hasPrefix("SCAN") },
+                    "\(kind) \(recursive): \(plan)")
                 #expect(plan.contains { $0.contains("ord>?") }, "\(kind) \(recursive): \(plan)")
             }
         }
@@ -167,18 +185,19 @@ struct FilterSQLTests {
 
     @Test func tagRowIDsNameSongTagAndPlace() throws {
         let library = try TestLibrary([
-            ("a.mp3", tags((.artist, "A1"), (.title, "T"), (.artist, "A2")), 1),
+            ("a.mp3", tags((.artist, "A1"), (.title, "T"), (.artist, "A2")), 1)
         ])
         defer { library.remove() }
         let rows = try library.read { db in
             try Row.fetchAll(db, sql: "SELECT id, song, tag, value FROM songTag ORDER BY id")
         }
         let song: Int64 = rows[0]["song"]
-        #expect(rows.map { $0["id"] as Int64 } == [
-            TagRowID.make(song: song, tag: TagType.artist.rawValue, index: 0),
-            TagRowID.make(song: song, tag: TagType.artist.rawValue, index: 1),
-            TagRowID.make(song: song, tag: TagType.title.rawValue, index: 0),
-        ])
+        #expect(
+            rows.map { $0["id"] as Int64 } == [
+                TagRowID.make(song: song, tag: TagType.artist.rawValue, index: 0),
+                TagRowID.make(song: song, tag: TagType.artist.rawValue, index: 1),
+                TagRowID.make(song: song, tag: TagType.title.rawValue, index: 0),
+            ])
         #expect(rows.map { $0["value"] as String } == ["A1", "A2", "T"])
     }
 
@@ -191,22 +210,30 @@ struct FilterSQLTests {
         let old = try DatabaseQueue(path: path)
         try Schema.migrator.migrate(old, upTo: "v2")
         try old.write { db in
-            try db.execute(sql: """
-                INSERT INTO song (id, uri, directory, mtime, size, added) VALUES (7, 'x.mp3', 1, 1, 1, 1);
-                INSERT INTO songTag (song, tag, value, folded) VALUES
-                    (7, \(TagType.title.rawValue), 'Tonight', 'tonight'),
-                    (7, \(TagType.artist.rawValue), 'Nightwish', 'nightwish'),
-                    (7, \(TagType.title.rawValue), 'Again', 'again');
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO song (id, uri, directory, mtime, size, added) VALUES (7, 'x.mp3', 1, 1, 1, 1);
+                    INSERT INTO songTag (song, tag, value, folded) VALUES
+                        (7, \(TagType.title.rawValue), 'Tonight', 'tonight'),
+                        (7, \(TagType.artist.rawValue), 'Nightwish', 'nightwish'),
+                        (7, \(TagType.title.rawValue), 'Again', 'again');
+                    """)
         }
         try old.close()
         let store = try LibraryStore(path: path)
         let ids = try store.pool.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM songTag ORDER BY id") }
-        #expect(ids == [TagRowID.make(song: 7, tag: TagType.artist.rawValue, index: 0),
-                        TagRowID.make(song: 7, tag: TagType.title.rawValue, index: 0),
-                        TagRowID.make(song: 7, tag: TagType.title.rawValue, index: 1)])
+        #expect(
+            ids == [
+                TagRowID.make(song: 7, tag: TagType.artist.rawValue, index: 0),
+                TagRowID.make(song: 7, tag: TagType.title.rawValue, index: 0),
+                TagRowID.make(song: 7, tag: TagType.title.rawValue, index: 1),
+            ])
         let titles = try store.pool.read { db in
-            try String.fetchAll(db, sql: "SELECT t.value FROM songTag t WHERE t.id IN (SELECT rowid FROM songTagText WHERE songTagText MATCH '\"ight\"') ORDER BY t.id")
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT t.value FROM songTag t WHERE t.id IN (SELECT rowid FROM songTagText WHERE songTagText MATCH '\"ight\"') ORDER BY t.id"
+            )
         }
         #expect(titles == ["Nightwish", "Tonight"])
     }

@@ -3,6 +3,7 @@ import GRDB
 import MPDProtocol
 import MusicModel
 import Testing
+
 @testable import MediaLibrary
 
 @Suite("Grouping (list and count … group)")
@@ -25,23 +26,27 @@ struct GroupingTests {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
         let rows = try everySong(library, [.album, .artist, .title])
-        #expect(rows == [
-            ["", "", ""], ["Al1", "A", "five"], ["Al1", "A", "five b"], ["Al1", "A", "one"], ["Al1", "B", "two"],
-            ["Al2", "A", ""], ["Al2", "B", ""], ["Äl", "a", ""],
-        ])
+        #expect(
+            rows == [
+                ["", "", ""], ["Al1", "A", "five"], ["Al1", "A", "five b"], ["Al1", "A", "one"], ["Al1", "B", "two"],
+                ["Al2", "A", ""], ["Al2", "B", ""], ["Äl", "a", ""],
+            ])
     }
 
     @Test func listWithAFilterGroupsOnlyTheMatchingSongs() throws {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
         let filter = try FilterExpression.parse(expression: "(artist == 'B')", foldCase: false)
-        let rows = try library.read { try Library.combinations($0, FilterSQL.condition(filter), levels: [.album], cache: library.store.tagColumns) }
+        let rows = try library.read {
+            try Library.combinations($0, FilterSQL.condition(filter), levels: [.album], cache: library.store.tagColumns)
+        }
         #expect(rows == [["Al1"], ["Al2"]])
     }
 
     @Test func windowCountsOutermostValues() {
         let rows = [["", ""], ["A", "Al2"], ["B", "Al1"], ["B", "Al2"], ["X", "Al1"]]
-        #expect(Library.windowed(rows, RangeArgument(start: 1, end: 3)) == [["A", "Al2"], ["B", "Al1"], ["B", "Al2"]])
+        #expect(
+            Library.windowed(rows, RangeArgument(start: 1, end: 3)) == [["A", "Al2"], ["B", "Al1"], ["B", "Al2"]])
         #expect(Library.windowed(rows, RangeArgument(start: 3, end: nil)) == [["X", "Al1"]])
         #expect(Library.windowed(rows, RangeArgument(start: 9, end: 12)).isEmpty)
     }
@@ -50,25 +55,30 @@ struct GroupingTests {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
         let groups = try everySong(library, group: .artist)
-        #expect(groups == [
-            CountGroup(value: "", songs: 1, playtime: 0),
-            CountGroup(value: "A", songs: 4, playtime: 95),
-            CountGroup(value: "B", songs: 2, playtime: 50),
-            CountGroup(value: "a", songs: 1, playtime: 60),
-        ])
+        #expect(
+            groups == [
+                CountGroup(value: "", songs: 1, playtime: 0),
+                CountGroup(value: "A", songs: 4, playtime: 95),
+                CountGroup(value: "B", songs: 2, playtime: 50),
+                CountGroup(value: "a", songs: 1, playtime: 60),
+            ])
     }
 
     @Test func countGroupFallsBackFromAlbumArtistToArtist() throws {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
         let filter = try FilterExpression.parse(expression: "(album != 'Äl')", foldCase: false)
-        let groups = try library.read { try Library.countGroups($0, FilterSQL.condition(filter), group: .albumArtist, cache: library.store.tagColumns) }
-        #expect(groups == [
-            CountGroup(value: "", songs: 1, playtime: 0),
-            CountGroup(value: "A", songs: 1, playtime: 30),
-            CountGroup(value: "B", songs: 2, playtime: 50),
-            CountGroup(value: "X", songs: 3, playtime: 65),
-        ])
+        let groups = try library.read {
+            try Library.countGroups(
+                $0, FilterSQL.condition(filter), group: .albumArtist, cache: library.store.tagColumns)
+        }
+        #expect(
+            groups == [
+                CountGroup(value: "", songs: 1, playtime: 0),
+                CountGroup(value: "A", songs: 1, playtime: 30),
+                CountGroup(value: "B", songs: 2, playtime: 50),
+                CountGroup(value: "X", songs: 3, playtime: 65),
+            ])
     }
 }
 
@@ -80,11 +90,15 @@ struct TagColumnCacheTests {
         let cache = library.store.tagColumns
         #expect(try everySong(library, [.artist]) == [[""], ["A"], ["B"], ["a"]])
         try library.store.pool.write { db in
-            try SongWriter.write(DiskTree.File(uri: "7.mp3", mtime: 1, size: 1),
-                                 FileMetadata(tags: tags((.artist, "C")), duration: 7), directory: 1, existing: nil, now: 1, db)
+            try SongWriter.write(
+                DiskTree.File(uri: "7.mp3", mtime: 1, size: 1),
+                FileMetadata(tags: tags((.artist, "C")), duration: 7), directory: 1, existing: nil, now: 1, db)
             try LibraryStore.raiseGeneration(db)
         }
-        #expect(try library.read { try Library.combinations($0, nil, levels: [.artist], cache: cache) } == [[""], ["A"], ["B"], ["C"], ["a"]])
+        #expect(
+            try library.read { try Library.combinations($0, nil, levels: [.artist], cache: cache) } == [
+                [""], ["A"], ["B"], ["C"], ["a"],
+            ])
         let groups = try library.read { try Library.countGroups($0, nil, group: .artist, cache: cache) }
         #expect(groups.last(where: { $0.value == "C" }) == CountGroup(value: "C", songs: 1, playtime: 7))
     }
@@ -94,8 +108,10 @@ struct TagColumnCacheTests {
         defer { library.remove() }
         let cache = library.store.tagColumns
         // Levels in changing combinations, some built with others, then the first ones again.
-        let tagSets: [[TagType]] = [[.albumArtist, .album], [.album], [.title], [.genre], [.date], [.composer],
-                                    [.performer, .artist], [.albumArtist, .album], [.artist, .title, .album]]
+        let tagSets: [[TagType]] = [
+            [.albumArtist, .album], [.album], [.title], [.genre], [.date], [.composer],
+            [.performer, .artist], [.albumArtist, .album], [.artist, .title, .album],
+        ]
         for levels in tagSets {
             let scanned = try library.read { try Library.combinations($0, .alwaysTrue, levels: levels, cache: cache) }
             #expect(try library.read { try Library.combinations($0, nil, levels: levels, cache: cache) } == scanned)
@@ -103,7 +119,10 @@ struct TagColumnCacheTests {
         let scanned = try library.read { try Library.countGroups($0, .alwaysTrue, group: .albumArtist, cache: cache) }
         #expect(try library.read { try Library.countGroups($0, nil, group: .albumArtist, cache: cache) } == scanned)
         cache.removeAll()
-        #expect(try everySong(library, [.albumArtist, .album]) == [["", ""], ["A", "Al2"], ["B", "Al1"], ["B", "Al2"], ["X", "Al1"], ["a", "Äl"]])
+        #expect(
+            try everySong(library, [.albumArtist, .album]) == [
+                ["", ""], ["A", "Al2"], ["B", "Al1"], ["B", "Al2"], ["X", "Al1"], ["a", "Äl"],
+            ])
     }
 }
 
@@ -187,7 +206,10 @@ struct InternerTests {
         let values = ["b", "", "Ä", "a", "B", "abcdefgh", "abcdefgh\u{0}", "abcdefghi", "abcdefgg", "Z"]
         let (interner, ids) = intern(values)
         let order = interner.byteOrder()
-        #expect(order.ids.map(interner.string) == ["", "B", "Z", "a", "abcdefgg", "abcdefgh", "abcdefgh\u{0}", "abcdefghi", "b", "Ä"])
+        #expect(
+            order.ids.map(interner.string) == [
+                "", "B", "Z", "a", "abcdefgg", "abcdefgh", "abcdefgh\u{0}", "abcdefghi", "b", "Ä",
+            ])
         #expect(ids.map { order.ranks[Int($0)] } == [8, 0, 9, 3, 1, 5, 6, 7, 4, 2])
     }
 }

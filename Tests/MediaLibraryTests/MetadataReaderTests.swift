@@ -1,6 +1,6 @@
 import Foundation
-import MusicModel
 import MediaLibrary
+import MusicModel
 import Testing
 
 /// Sound files made once per test run with the `ffmpeg` CLI (two seconds of sine), plus files
@@ -35,14 +35,18 @@ private final class Fixtures: Sendable {
         try ffmpeg(["-ac", "1", "-ar", "48000", "-c:a", "pcm_s24le"], "mono24.wav")
         try ffmpeg(stereo + ["-fflags", "+bitexact", "-map_metadata", "-1"], "plain.flac")
         try ffmpeg(stereo + ["-fflags", "+bitexact", "-map_metadata", "-1", "-write_id3v2", "0"], "plain.mp3")
-        let cover = ["-f", "lavfi", "-i", "color=red:s=16x16:d=1", "-map", "0:a", "-map", "1:v", "-frames:v", "1",
-                     "-disposition:v", "attached_pic"]
+        let cover = [
+            "-f", "lavfi", "-i", "color=red:s=16x16:d=1", "-map", "0:a", "-map", "1:v", "-frames:v", "1",
+            "-disposition:v", "attached_pic",
+        ]
         try ffmpeg(cover + ["-c:v", "mjpeg", "-metadata", "artist=PicArt"] + stereo, "cover.mp3")
         try ffmpeg(cover + ["-c:v", "png"] + stereo, "cover.flac")
 
-        let comments = ["ARTIST=A1", "TITLE=T", "ARTIST=A2", "artist=A3", "GENRE=g1;g2", "MUSICBRAINZ_ALBUMID=mbid-1",
-                        "ALBUMARTISTSORT=Sort, The", "TRACKNUMBER=04", "DISCNUMBER=2/3", "MOVEMENTNAME=Mv",
-                        "MOVEMENT=2", "DESCRIPTION=  spaced\tout  ", "ALBUM ARTIST=ignored", "LABEL=bad\u{1}value"]
+        let comments = [
+            "ARTIST=A1", "TITLE=T", "ARTIST=A2", "artist=A3", "GENRE=g1;g2", "MUSICBRAINZ_ALBUMID=mbid-1",
+            "ALBUMARTISTSORT=Sort, The", "TRACKNUMBER=04", "DISCNUMBER=2/3", "MOVEMENTNAME=Mv",
+            "MOVEMENT=2", "DESCRIPTION=  spaced\tout  ", "ALBUM ARTIST=ignored", "LABEL=bad\u{1}value",
+        ]
         try flac(from: "plain.flac", comments: comments, to: "multi.flac")
         let frames: [(String, [String])] = [
             ("TPE1", ["A1", "A2"]), ("TIT2", ["T"]), ("TCON", ["(17)", "Pop"]), ("TPE3", ["Cond"]),
@@ -50,7 +54,8 @@ private final class Fixtures: Sendable {
         ]
         let plain = try Data(contentsOf: URL(fileURLWithPath: path("plain.mp3")))
         try (Self.id3v24(frames, trackID: "track-mbid") + plain).write(to: URL(fileURLWithPath: path("multi.mp3")))
-        try Data((0..<20000).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }).write(to: URL(fileURLWithPath: path("corrupt.mp3")))
+        try Data((0..<20000).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }).write(
+            to: URL(fileURLWithPath: path("corrupt.mp3")))
         try "just some text\n".write(toFile: path("notes.txt"), atomically: true, encoding: .utf8)
     }
 
@@ -59,7 +64,8 @@ private final class Fixtures: Sendable {
     private func ffmpeg(_ arguments: [String], _ output: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:d=2"] + arguments + [path(output)]
+        process.arguments =
+            ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:d=2"] + arguments + [path(output)]
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
@@ -118,7 +124,9 @@ struct MetadataReaderTests {
     }
 
     /// The tags every ffmpeg-written fixture carries, as MPD shows them (`3/12` → `3`).
-    private func expectCommonTags(_ metadata: FileMetadata, comment: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectCommonTags(
+        _ metadata: FileMetadata, comment: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         var expected: [TagType: [String]] = [
             .title: ["Tïtle ☃"], .artist: ["Artist1"], .album: ["Album"], .date: ["2001-02-03"],
             .genre: ["Rock"], .track: ["3"], .albumArtist: ["AlbArt"], .disc: ["1"], .composer: ["Comp"],
@@ -157,7 +165,10 @@ struct MetadataReaderTests {
         #expect(m4a.duration == 2.0)
 
         let wav = try read("tagged.wav")
-        for (type, want) in [(TagType.title, "Tïtle ☃"), (.artist, "Artist1"), (.album, "Album"), (.genre, "Rock"), (.date, "2001-02-03")] {
+        for (type, want) in [
+            (TagType.title, "Tïtle ☃"), (.artist, "Artist1"), (.album, "Album"), (.genre, "Rock"),
+            (.date, "2001-02-03"),
+        ] {
             #expect(values(wav, type) == [want])
         }
         #expect(wav.audioFormat == "44100:16:2")
@@ -201,16 +212,18 @@ struct MetadataReaderTests {
         #expect(try read("multi.flac").tags.prefix(4).map(\.type) == [.artist, .title, .artist, .artist])
         // ID3 (scan_id3_tag): its frame list, every frame of an ID in file order, then the
         // MusicBrainz TXXX frames, then UFID.
-        #expect(try read("multi.mp3").tags == [
-            TagValue(.artist, "A1"), TagValue(.artist, "A2"), TagValue(.title, "T"), TagValue(.track, "7"),
-            TagValue(.genre, "Rock"), TagValue(.genre, "Pop"), TagValue(.conductor, "Cond"),
-            TagValue(.musicBrainzAlbumID, "mbid-1"), TagValue(.musicBrainzTrackID, "track-mbid"),
-        ])
+        #expect(
+            try read("multi.mp3").tags == [
+                TagValue(.artist, "A1"), TagValue(.artist, "A2"), TagValue(.title, "T"), TagValue(.track, "7"),
+                TagValue(.genre, "Rock"), TagValue(.genre, "Pop"), TagValue(.conductor, "Cond"),
+                TagValue(.musicBrainzAlbumID, "mbid-1"), TagValue(.musicBrainzTrackID, "track-mbid"),
+            ])
         // FFmpeg (FfmpegScanDictionary): MPD's tag names in tag-type order, then FFmpeg's own
         // names such as album_artist.
-        #expect(try read("tagged.m4a").tags.map(\.type) == [
-            .artist, .album, .title, .track, .genre, .date, .composer, .comment, .disc, .albumArtist,
-        ])
+        #expect(
+            try read("tagged.m4a").tags.map(\.type) == [
+                .artist, .album, .title, .track, .genre, .date, .composer, .comment, .disc, .albumArtist,
+            ])
         // libsndfile (WAV): title, artist, comment, date, album, track, genre.
         #expect(try read("tagged.wav").tags.map(\.type) == [.title, .artist, .comment, .date, .album, .track, .genre])
     }
@@ -241,8 +254,11 @@ struct MetadataReaderTests {
     @Test("readcomments: raw Vorbis comments in order, MPD's key syntax, no control characters")
     func comments() throws {
         let flac = try MetadataReader.readComments(path: fixtures.path("multi.flac"))
-        #expect(flac.map(\.key) == ["ARTIST", "TITLE", "ARTIST", "artist", "GENRE", "MUSICBRAINZ_ALBUMID",
-                                    "ALBUMARTISTSORT", "TRACKNUMBER", "DISCNUMBER", "MOVEMENTNAME", "MOVEMENT"])
+        #expect(
+            flac.map(\.key) == [
+                "ARTIST", "TITLE", "ARTIST", "artist", "GENRE", "MUSICBRAINZ_ALBUMID",
+                "ALBUMARTISTSORT", "TRACKNUMBER", "DISCNUMBER", "MOVEMENTNAME", "MOVEMENT",
+            ])
         #expect(flac.first?.value == "A1")
         let mp3 = try MetadataReader.readComments(path: fixtures.path("multi.mp3"))
         #expect(mp3.map(\.key) == ["CUSTOM"], "TXXX pairs, keys with spaces left out")
@@ -254,7 +270,9 @@ struct MetadataReaderTests {
     func failures() {
         for name in ["corrupt.mp3", "notes.txt", "missing.flac"] {
             #expect(throws: MetadataReadError.self, "\(name)") { try read(name) }
-            #expect(throws: MetadataReadError.self, "\(name)") { try MetadataReader.readComments(path: fixtures.path(name)) }
+            #expect(throws: MetadataReadError.self, "\(name)") {
+                try MetadataReader.readComments(path: fixtures.path(name))
+            }
         }
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import MediaLibrary
+import Platform
 import Synchronization
 import Testing
-import Platform
+
+@testable import MediaLibrary
 
 @Suite("NamedThread")
 struct NamedThreadTests {

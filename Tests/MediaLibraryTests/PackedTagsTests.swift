@@ -2,14 +2,16 @@ import Foundation
 import GRDB
 import MusicModel
 import Testing
+
 @testable import MediaLibrary
 
 @Suite("Packed tags")
 struct PackedTagsTests {
     @Test func roundTripsValuesOfEveryLength() {
-        let long = String(repeating: "é", count: 100)            // 200 bytes: a two-byte length
-        let huge = String(repeating: "x", count: 20_000)          // a three-byte length
-        let values = tags((.title, "T"), (.artist, ""), (.comment, long), (.comment, huge), (.musicBrainzReleaseGroupID, "坂本"))
+        let long = String(repeating: "é", count: 100)  // 200 bytes: a two-byte length
+        let huge = String(repeating: "x", count: 20_000)  // a three-byte length
+        let values = tags(
+            (.title, "T"), (.artist, ""), (.comment, long), (.comment, huge), (.musicBrainzReleaseGroupID, "坂本"))
         let blob = PackedTags.encode(values)
         #expect(blob.withUnsafeBytes(PackedTags.decode) == values)
     }
@@ -33,7 +35,8 @@ struct SongTagListTests {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
         let fetched = try library.read { db in
-            try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri IN ('3.mp3', '4.mp3', '6.mp3')"), orderBy: "s.uri")
+            try LibraryStore.fetchSongs(
+                db, where: SQLFragment("s.uri IN ('3.mp3', '4.mp3', '6.mp3')"), orderBy: "s.uri")
         }
         #expect(fetched.map(\.tags) == [mixedSongs[2].tags, [], mixedSongs[6].tags])
         #expect(fetched.map(\.duration) == [30, nil, 60])
@@ -50,11 +53,13 @@ struct SongTagListTests {
                 let record = LibraryStore.record(row)
                 var tags: [TagValue] = []
                 record.forEachTag { type, value in tags.append(TagValue(type, String(decoding: value, as: UTF8.self))) }
-                seen.append(Song(
-                    uri: String(decoding: record.uri, as: UTF8.self), lastModified: record.lastModified,
-                    added: record.added, audioFormat: record.audioFormat.map { String(decoding: $0, as: UTF8.self) },
-                    duration: record.duration, tags: tags
-                ))
+                seen.append(
+                    Song(
+                        uri: String(decoding: record.uri, as: UTF8.self), lastModified: record.lastModified,
+                        added: record.added,
+                        audioFormat: record.audioFormat.map { String(decoding: $0, as: UTF8.self) },
+                        duration: record.duration, tags: tags
+                    ))
             }
         }
         #expect(seen == [songs[5], songs[0], songs[3], songs[2]])
@@ -69,11 +74,14 @@ struct SongTagListTests {
         try Schema.migrator.migrate(old, upTo: "v1")
         try old.write { db in
             for (number, song) in mixedSongs.enumerated() {
-                try db.execute(sql: "INSERT INTO song (id, uri, directory, mtime, size, added, duration) VALUES (?, ?, 1, 1, 1, 1, ?)",
-                               arguments: [number + 1, song.name, song.duration])
+                try db.execute(
+                    sql:
+                        "INSERT INTO song (id, uri, directory, mtime, size, added, duration) VALUES (?, ?, 1, 1, 1, 1, ?)",
+                    arguments: [number + 1, song.name, song.duration])
                 for tag in song.tags {
-                    try db.execute(sql: "INSERT INTO songTag (song, tag, value, folded) VALUES (?, ?, ?, ?)",
-                                   arguments: [number + 1, tag.type.rawValue, tag.value, TextFolding.fold(tag.value)])
+                    try db.execute(
+                        sql: "INSERT INTO songTag (song, tag, value, folded) VALUES (?, ?, ?, ?)",
+                        arguments: [number + 1, tag.type.rawValue, tag.value, TextFolding.fold(tag.value)])
                 }
             }
         }
@@ -98,12 +106,14 @@ struct RowVisitorTests {
             for _ in 0..<2 {
                 var collected = Collected()
                 try withUnsafeMutablePointer(to: &collected) { pointer in
-                    let visitor = RowVisitor(function: { context, blob, count, duration in
-                        let tags = PackedTags.decode(UnsafeRawBufferPointer(start: blob, count: count))
-                        context.assumingMemoryBound(to: Collected.self).pointee.rows.append((tags, duration))
-                    }, context: UnsafeMutableRawPointer(pointer))
-                    try RowVisitor.run(db, "SELECT count(mpd_visit(?, tags, duration)) FROM songTagList",
-                                       arguments: [], cached: true, visitor: visitor)
+                    let visitor = RowVisitor(
+                        function: { context, blob, count, duration in
+                            let tags = PackedTags.decode(UnsafeRawBufferPointer(start: blob, count: count))
+                            context.assumingMemoryBound(to: Collected.self).pointee.rows.append((tags, duration))
+                        }, context: UnsafeMutableRawPointer(pointer))
+                    try RowVisitor.run(
+                        db, "SELECT count(mpd_visit(?, tags, duration)) FROM songTagList",
+                        arguments: [], cached: true, visitor: visitor)
                 }
                 #expect(collected.rows.map(\.0) == mixedSongs.map(\.tags))
                 #expect(collected.rows.map(\.1) == mixedSongs.map { $0.duration ?? 0 })
@@ -115,7 +125,9 @@ struct RowVisitorTests {
         let library = try TestLibrary(mixedSongs)
         defer { library.remove() }
         #expect(throws: DatabaseError.self) {
-            try library.read { db in try Int.fetchOne(db, sql: "SELECT count(mpd_visit(NULL, tags, duration)) FROM songTagList") }
+            try library.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(mpd_visit(NULL, tags, duration)) FROM songTagList")
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
 import MediaLibrary
-import Testing
 import PlaylistFormats
+import Testing
 
 /// Reading playlist files and entries as MPD's playlist plugins and
 /// `playlist_check_translate_song` do (the cases Debian's MPD 0.23 was seen to answer).
@@ -9,8 +9,9 @@ struct PlaylistFormatTests {
         let text = "#EXTM3U\nintro.flac\n# comment\n\n  Various/Field/wind.wav  \r\nlast.flac"
         #expect(PlaylistFormat.m3u.entries(of: text) == ["intro.flac", "Various/Field/wind.wav", "last.flac"])
         // The stored-playlist editor keeps blanks and drops only a carriage return.
-        #expect(PlaylistFormat.m3uEntries(text, stripWhitespace: false)
-            == ["intro.flac", "  Various/Field/wind.wav  ", "last.flac"])
+        #expect(
+            PlaylistFormat.m3uEntries(text, stripWhitespace: false)
+                == ["intro.flac", "  Various/Field/wind.wav  ", "last.flac"])
     }
 
     /// Found by FuzzPlaylistFormats (Fuzz/Regressions/PlaylistFormats/comment_with_combining_mark):
@@ -73,7 +74,8 @@ struct PlaylistFormatTests {
         #expect(resolve("file:///srv/music/a.mp3") == .init(uri: "a.mp3", isLibraryURI: true))
         #expect(resolve("/etc/passwd") == .init(uri: "/etc/passwd", isLibraryURI: false))
         #expect(resolve("file:///etc/passwd") == .init(uri: "file:///etc/passwd", isLibraryURI: false))
-        #expect(resolve("http://example.com/s.mp3", "Sub") == .init(uri: "http://example.com/s.mp3", isLibraryURI: false))
+        #expect(
+            resolve("http://example.com/s.mp3", "Sub") == .init(uri: "http://example.com/s.mp3", isLibraryURI: false))
         #expect(resolve("Various//Field/wind.wav") == .init(uri: "Various//Field/wind.wav", isLibraryURI: false))
         #expect(resolve("/srv/musicality/x.flac") == .init(uri: "/srv/musicality/x.flac", isLibraryURI: false))
     }

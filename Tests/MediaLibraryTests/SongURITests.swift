@@ -1,17 +1,19 @@
 import Foundation
 import GRDB
 import Logging
-@testable import MediaLibrary
 import MusicModel
 import Testing
+
+@testable import MediaLibrary
 
 @Suite("Song URIs")
 struct SongURITests {
     /// A library over `songs`, as the server opens it.
     private func library(_ songs: [TestLibrary.Entry]) throws -> (Library, TestLibrary) {
         let test = try TestLibrary(songs)
-        let settings = Library.Settings(musicDirectory: test.directory, databasePath: test.directory + "/db.sqlite",
-                                             songSuffixes: ["mp3"], tagMask: .all)
+        let settings = Library.Settings(
+            musicDirectory: test.directory, databasePath: test.directory + "/db.sqlite",
+            songSuffixes: ["mp3"], tagMask: .all)
         return (try Library(settings: settings, logger: Logger(label: "test"), onEvent: { _ in }), test)
     }
 
@@ -54,7 +56,9 @@ struct SongURITests {
     @Test func urisByIDKeepTheOrderGivenAndSkipUnknownIDs() async throws {
         let (library, test) = try library(mixedSongs)
         defer { test.remove() }
-        let ids = try test.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM song WHERE uri IN ('1.mp3', '6.mp3') ORDER BY uri") }
+        let ids = try test.read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM song WHERE uri IN ('1.mp3', '6.mp3') ORDER BY uri")
+        }
         var lines = Lines()
         try await library.writeURIs(ids: [ids[1], 999_999, ids[0]], into: &lines)
         #expect(lines.text == "file: 6.mp3\nfile: 1.mp3\n")

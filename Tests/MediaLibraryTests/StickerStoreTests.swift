@@ -23,8 +23,12 @@ struct StickerStoreTests {
         let store = try temporary.open()
         try await store.set(type: "song", uri: "a.flac", name: "rating", value: "5")
         let (objects, journal) = try await store.queue.read { db in
-            (try Row.fetchAll(db, sql: "SELECT type, name FROM sqlite_master ORDER BY name").map { "\($0[0] as String) \($0[1] as String)" },
-             try String.fetchOne(db, sql: "PRAGMA journal_mode"))
+            (
+                try Row.fetchAll(db, sql: "SELECT type, name FROM sqlite_master ORDER BY name").map {
+                    "\($0[0] as String) \($0[1] as String)"
+                },
+                try String.fetchOne(db, sql: "PRAGMA journal_mode")
+            )
         }
         #expect(objects == ["table sticker", "index sticker_value"])
         #expect(journal == "delete")
@@ -32,7 +36,8 @@ struct StickerStoreTests {
 
     /// The statements MPD runs on its `sticker_file`, byte for byte: `sticker_sql_create` in
     /// src/sticker/Database.cxx, the same in 0.23.12 and 0.24.13.
-    static let mpdCreate = "CREATE TABLE IF NOT EXISTS sticker(  type VARCHAR NOT NULL,   uri VARCHAR NOT NULL, "
+    static let mpdCreate =
+        "CREATE TABLE IF NOT EXISTS sticker(  type VARCHAR NOT NULL,   uri VARCHAR NOT NULL, "
         + "  name VARCHAR NOT NULL,   value VARCHAR NOT NULL);"
         + "CREATE UNIQUE INDEX IF NOT EXISTS sticker_value ON sticker(type, uri, name);"
 
@@ -58,7 +63,9 @@ struct StickerStoreTests {
             let indexes = try Row.fetchAll(db, sql: "PRAGMA index_list(sticker)").map { row -> String in
                 "index \(row["name"] as String) unique \(row["unique"] as Int)"
             }
-            let keys = try Row.fetchAll(db, sql: "PRAGMA index_info(sticker_value)").map { "key \($0["name"] as String)" }
+            let keys = try Row.fetchAll(db, sql: "PRAGMA index_info(sticker_value)").map {
+                "key \($0["name"] as String)"
+            }
             return columns + indexes + keys
         }
     }
@@ -71,8 +78,9 @@ struct StickerStoreTests {
         let mpd = try DatabaseQueue(path: temporary.path)
         try await mpd.write { db in
             try db.execute(sql: Self.mpdCreate)
-            try db.execute(sql: "INSERT INTO sticker(type,uri,name,value) VALUES(?, ?, ?, ?)",
-                           arguments: ["song", "x/y.flac", "rating", "8"])
+            try db.execute(
+                sql: "INSERT INTO sticker(type,uri,name,value) VALUES(?, ?, ?, ?)",
+                arguments: ["song", "x/y.flac", "rating", "8"])
         }
         #expect(try await schema(mpd) == Self.mpdSchema)
         try mpd.close()
@@ -176,17 +184,22 @@ struct StickerStoreTests {
     private func ratings() async throws -> (TemporaryStickers, StickerStore) {
         let temporary = TemporaryStickers()
         let store = try temporary.open()
-        for (uri, value) in [("d/one", "10"), ("d/two", "9"), ("d_x/three", "abc"), ("e/four", "07"), ("D/five", "-3")] {
+        for (uri, value) in [("d/one", "10"), ("d/two", "9"), ("d_x/three", "abc"), ("e/four", "07"), ("D/five", "-3")]
+        {
             try await store.set(type: "song", uri: uri, name: "rating", value: value)
         }
         try await store.set(type: "song", uri: "d/one", name: "other", value: "1")
         return (temporary, store)
     }
 
-    private func find(_ store: StickerStore, prefix: String = "", _ condition: StickerCondition? = nil,
-                      sort: StickerSort? = nil) async throws -> [String] {
-        try await store.find(StickerQuery(type: "song", uriPrefix: prefix, name: "rating", condition: condition, sort: sort))
-            .map { "\($0.uri)=\($0.value)" }
+    private func find(
+        _ store: StickerStore, prefix: String = "", _ condition: StickerCondition? = nil,
+        sort: StickerSort? = nil
+    ) async throws -> [String] {
+        try await store.find(
+            StickerQuery(type: "song", uriPrefix: prefix, name: "rating", condition: condition, sort: sort)
+        )
+        .map { "\($0.uri)=\($0.value)" }
     }
 
     @Test("find without a condition lists the name's stickers by URI, below a byte-exact prefix")
@@ -216,7 +229,10 @@ struct StickerStoreTests {
         let (temporary, store) = try await ratings()
         _ = temporary
         #expect(try await find(store, StickerCondition(.equalsInteger, "7")) == ["e/four=07"])
-        #expect(try await find(store, StickerCondition(.lessThanInteger, "8")) == ["D/five=-3", "d_x/three=abc", "e/four=07"])
+        #expect(
+            try await find(store, StickerCondition(.lessThanInteger, "8")) == [
+                "D/five=-3", "d_x/three=abc", "e/four=07",
+            ])
         #expect(try await find(store, StickerCondition(.greaterThanInteger, "8")) == ["d/one=10", "d/two=9"])
         #expect(try await find(store, StickerCondition(.equalsInteger, "abc")) == ["d_x/three=abc"])
     }
@@ -237,14 +253,23 @@ struct StickerStoreTests {
     func sorting() async throws {
         let (temporary, store) = try await ratings()
         _ = temporary
-        #expect(try await find(store, sort: StickerSort(.value)) == ["D/five=-3", "e/four=07", "d/one=10", "d/two=9", "d_x/three=abc"])
-        #expect(try await find(store, sort: StickerSort(.valueInteger)) == ["D/five=-3", "d_x/three=abc", "e/four=07", "d/two=9", "d/one=10"])
-        #expect(try await find(store, sort: StickerSort(.valueInteger, descending: true))
-            == ["d/one=10", "d/two=9", "e/four=07", "d_x/three=abc", "D/five=-3"])
-        #expect(try await find(store, sort: StickerSort(.uri, descending: true))
-            == ["e/four=07", "d_x/three=abc", "d/two=9", "d/one=10", "D/five=-3"])
-        #expect(try await find(store, StickerCondition(.greaterThanInteger, "0"), sort: StickerSort(.valueInteger))
-            == ["e/four=07", "d/two=9", "d/one=10"])
+        #expect(
+            try await find(store, sort: StickerSort(.value)) == [
+                "D/five=-3", "e/four=07", "d/one=10", "d/two=9", "d_x/three=abc",
+            ])
+        #expect(
+            try await find(store, sort: StickerSort(.valueInteger)) == [
+                "D/five=-3", "d_x/three=abc", "e/four=07", "d/two=9", "d/one=10",
+            ])
+        #expect(
+            try await find(store, sort: StickerSort(.valueInteger, descending: true))
+                == ["d/one=10", "d/two=9", "e/four=07", "d_x/three=abc", "D/five=-3"])
+        #expect(
+            try await find(store, sort: StickerSort(.uri, descending: true))
+                == ["e/four=07", "d_x/three=abc", "d/two=9", "d/one=10", "D/five=-3"])
+        #expect(
+            try await find(store, StickerCondition(.greaterThanInteger, "0"), sort: StickerSort(.valueInteger))
+                == ["e/four=07", "d/two=9", "d/one=10"])
     }
 
     @Test("the cleanup helpers list and delete by type")
@@ -268,7 +293,9 @@ struct StickerStoreTests {
             try writer.set(type: "song", uri: "a", name: "lastPlayed", value: "1700000000")
         }
         let values = try store.queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT name, value FROM sticker ORDER BY name").map { "\($0[0] as String)=\($0[1] as String)" }
+            try Row.fetchAll(db, sql: "SELECT name, value FROM sticker ORDER BY name").map {
+                "\($0[0] as String)=\($0[1] as String)"
+            }
         }
         #expect(values == ["lastPlayed=1700000000", "playCount=2"])
     }

@@ -21,8 +21,9 @@ final class StoredPlaylistsTests {
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
     func store(maximumLength: Int = 16384, absolute: Bool = false) -> StoredPlaylists {
-        StoredPlaylists(directory: directory, maximumLength: maximumLength, musicDirectory: "/srv/music",
-                        saveAbsolutePaths: absolute, onChange: { [changes] in changes.increment() })
+        StoredPlaylists(
+            directory: directory, maximumLength: maximumLength, musicDirectory: "/srv/music",
+            saveAbsolutePaths: absolute, onChange: { [changes] in changes.increment() })
     }
 
     func text(_ name: String) throws -> String {
@@ -91,15 +92,19 @@ final class StoredPlaylistsTests {
 
     @Test func editsApplyMPDsRules() throws {
         let store = store(maximumLength: 4)
-        #expect(error { try store.edit("x", createIfMissing: false) { _ throws(LibraryError) in true } } == .noSuchPlaylist("x"))
+        #expect(
+            error { try store.edit("x", createIfMissing: false) { _ throws(LibraryError) in true } }
+                == .noSuchPlaylist("x"))
         try store.edit("x", createIfMissing: true) { entries throws(LibraryError) in
             try StoredPlaylists.insert(["a", "b", "c"], at: 0, into: &entries, maximumLength: 4)
             return true
         }
         var entries = try #require(try store.entries(of: "x"))
-        #expect(error { try StoredPlaylists.insert(["z"], at: 4, into: &entries, maximumLength: 4) } == .positionPastEnd(4))
-        #expect(error { try StoredPlaylists.insert(["y", "z"], at: 1, into: &entries, maximumLength: 4) }
-            == .playlistTooLarge)
+        #expect(
+            error { try StoredPlaylists.insert(["z"], at: 4, into: &entries, maximumLength: 4) } == .positionPastEnd(4))
+        #expect(
+            error { try StoredPlaylists.insert(["y", "z"], at: 1, into: &entries, maximumLength: 4) }
+                == .playlistTooLarge)
         try StoredPlaylists.insert(["z"], at: 1, into: &entries, maximumLength: 4)
         #expect(entries == ["a", "z", "b", "c"])
         try StoredPlaylists.move(1..<2, to: 3, in: &entries)
@@ -110,7 +115,9 @@ final class StoredPlaylistsTests {
         #expect(error { try StoredPlaylists.move(3..<5, to: 0, in: &entries) } == .rangeOutOfBounds)
         // A start at the end deletes nothing; only one past it is an error (RangeArg::CheckClip).
         try StoredPlaylists.remove(RangeArgument(start: 4, end: 5), from: &entries)
-        #expect(error { try StoredPlaylists.remove(RangeArgument(start: 5, end: 6), from: &entries) } == .rangeStartPastEnd(5))
+        #expect(
+            error { try StoredPlaylists.remove(RangeArgument(start: 5, end: 6), from: &entries) }
+                == .rangeStartPastEnd(5))
         try StoredPlaylists.remove(RangeArgument(start: 1, end: 3), from: &entries)
         #expect(entries == ["c", "b"])
         try StoredPlaylists.remove(.all, from: &entries)

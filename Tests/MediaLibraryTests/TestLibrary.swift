@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MusicModel
+
 @testable import MediaLibrary
 
 /// A database in a temporary directory with songs written as the scanner writes them.

@@ -25,7 +25,8 @@ import Testing
     @Test(arguments: ["flac", "wav"])
     func losslessDecodingIsBitExact(_ suffix: String) throws {
         let fixtures = try AudioFixtures()
-        let file = try fixtures.encode(try fixtures.chirp("source.wav", rate: 44100, seconds: 1.5), "tone.\(suffix)", Self.encoders[suffix]!)
+        let file = try fixtures.encode(
+            try fixtures.chirp("source.wav", rate: 44100, seconds: 1.5), "tone.\(suffix)", Self.encoders[suffix]!)
         let decoder = try AudioDecoder(path: file)
         #expect(decoder.sourceFormat.description == "44100:16:2")
         #expect(try decodeAll(decoder, format: decoder.sourceFormat) == fixtures.reference(file))
@@ -35,7 +36,8 @@ import Testing
     @Test func twentyFourBitFLACKeepsItsDepth() throws {
         let fixtures = try AudioFixtures()
         let source = try fixtures.chirp("source.wav", rate: 48000, seconds: 1)
-        let file = try fixtures.encode(source, "tone24.flac", ["-c:a", "flac", "-sample_fmt", "s32", "-bits_per_raw_sample", "24"])
+        let file = try fixtures.encode(
+            source, "tone24.flac", ["-c:a", "flac", "-sample_fmt", "s32", "-bits_per_raw_sample", "24"])
         let decoder = try AudioDecoder(path: file)
         #expect(decoder.sourceFormat.description == "48000:24:2")
         let s32 = try fixtures.reference(file, format: "s32le")
@@ -56,7 +58,8 @@ import Testing
     func seekLandsOnTheTargetSample(_ suffix: String) throws {
         let fixtures = try AudioFixtures()
         let rate = Self.rate(suffix)
-        let file = try fixtures.encode(try fixtures.chirp("source.wav", rate: rate), "tone.\(suffix)", Self.encoders[suffix]!)
+        let file = try fixtures.encode(
+            try fixtures.chirp("source.wav", rate: rate), "tone.\(suffix)", Self.encoders[suffix]!)
         let reference = try fixtures.reference(file).int16Samples
         let decoder = try AudioDecoder(path: file)
         let lossless = suffix == "flac" || suffix == "wav"
@@ -72,7 +75,9 @@ import Testing
                 continue
             }
             let window = 0..<min(2000, samples.count / 2 - 1)
-            #expect(Alignment.lag(of: samples, in: reference, at: target, window: window, range: 1152) == 0, "\(suffix) at \(seconds)")
+            #expect(
+                Alignment.lag(of: samples, in: reference, at: target, window: window, range: 1152) == 0,
+                "\(suffix) at \(seconds)")
             #expect(Alignment.maxDifference(samples, expected, frames: 0..<4000) <= 256, "\(suffix) at \(seconds)")
         }
         try decoder.seek(to: 5)
@@ -85,7 +90,8 @@ import Testing
     /// (found by Tests/Integration/test_hostile.py).
     @Test func seekingToInfinityOrNaNDoesNotTrap() throws {
         let fixtures = try AudioFixtures()
-        let file = try fixtures.encode(try fixtures.chirp("source.wav", rate: 44100), "tone.flac", Self.encoders["flac"]!)
+        let file = try fixtures.encode(
+            try fixtures.chirp("source.wav", rate: 44100), "tone.flac", Self.encoders["flac"]!)
         let decoder = try AudioDecoder(path: file)
         for seconds in [Double.infinity, 1e300, Double.greatestFiniteMagnitude] {
             try decoder.seek(to: seconds)
@@ -117,7 +123,8 @@ import Testing
         let source = try fixtures.chirp("source.wav", rate: rate)
         let options = Self.encoders[suffix]!
         let whole = try fixtures.encode(source, "whole.\(suffix)", options)
-        let partA = try fixtures.encode(try fixtures.cut(source, "source-a.wav", start: 0, count: rate), "a.\(suffix)", options)
+        let partA = try fixtures.encode(
+            try fixtures.cut(source, "source-a.wav", start: 0, count: rate), "a.\(suffix)", options)
         let partB = try fixtures.encode(try fixtures.cut(source, "source-b.wav", start: rate), "b.\(suffix)", options)
         let original = try fixtures.reference(source).int16Samples
 
@@ -134,7 +141,8 @@ import Testing
         } else {
             #expect(Alignment.lag(of: a, in: original, at: 0, window: 2000..<4000, range: 1152) == 0)
             #expect(Alignment.lag(of: b, in: original, at: rate, window: 2000..<4000, range: 1152) == 0)
-            #expect(Alignment.lag(of: uncut, in: original, at: 0, window: (rate - 1000)..<(rate + 1000), range: 1152) == 0)
+            #expect(
+                Alignment.lag(of: uncut, in: original, at: 0, window: (rate - 1000)..<(rate + 1000), range: 1152) == 0)
         }
     }
 
@@ -181,7 +189,8 @@ import Testing
     func sourceFormatIsTheDecoders(_ suffix: String) throws {
         let fixtures = try AudioFixtures()
         let rate = Self.rate(suffix)
-        let file = try fixtures.encode(try fixtures.chirp("source.wav", rate: rate, seconds: 0.5), "tone.\(suffix)", Self.encoders[suffix]!)
+        let file = try fixtures.encode(
+            try fixtures.chirp("source.wav", rate: rate, seconds: 0.5), "tone.\(suffix)", Self.encoders[suffix]!)
         let decoder = try AudioDecoder(path: file)
         #expect(decoder.sourceFormat.description == "\(rate):\(suffix == "flac" ? "16" : "f"):2")
         #expect(abs((decoder.duration ?? 0) - 0.5) < 0.05)
@@ -191,20 +200,25 @@ import Testing
     @Test(arguments: ["flac", "mp3"])
     func replayGainComesFromTags(_ suffix: String) throws {
         let fixtures = try AudioFixtures()
-        let tags = ["REPLAYGAIN_TRACK_GAIN=-6.50 dB", "REPLAYGAIN_TRACK_PEAK=0.988525", "REPLAYGAIN_ALBUM_GAIN=+1.25 dB"]
-        let file = try fixtures.encode(try fixtures.chirp("source.wav", seconds: 0.2), "tagged.\(suffix)",
-                                       Self.encoders[suffix]! + tags.flatMap { ["-metadata", $0] })
+        let tags = [
+            "REPLAYGAIN_TRACK_GAIN=-6.50 dB", "REPLAYGAIN_TRACK_PEAK=0.988525", "REPLAYGAIN_ALBUM_GAIN=+1.25 dB",
+        ]
+        let file = try fixtures.encode(
+            try fixtures.chirp("source.wav", seconds: 0.2), "tagged.\(suffix)",
+            Self.encoders[suffix]! + tags.flatMap { ["-metadata", $0] })
         let gain = try AudioDecoder(path: file).replayGain
         #expect(gain == ReplayGainInfo(trackGain: -6.5, trackPeak: 0.988525, albumGain: 1.25))
-        let plain = try fixtures.encode(try fixtures.chirp("source-plain.wav", seconds: 0.2), "plain.\(suffix)", Self.encoders[suffix]!)
+        let plain = try fixtures.encode(
+            try fixtures.chirp("source-plain.wav", seconds: 0.2), "plain.\(suffix)", Self.encoders[suffix]!)
         #expect(try AudioDecoder(path: plain).replayGain == nil)
     }
 
     /// Opus's R128 gains (Q7.8 dB against −23 LUFS) become ReplayGain dB as MPD converts them.
     @Test func opusR128GainCountsAsReplayGain() throws {
         let fixtures = try AudioFixtures()
-        let file = try fixtures.encode(try fixtures.chirp("source.wav", seconds: 0.2), "r128.opus",
-                                       Self.encoders["opus"]! + ["-metadata", "R128_TRACK_GAIN=-512"])
+        let file = try fixtures.encode(
+            try fixtures.chirp("source.wav", seconds: 0.2), "r128.opus",
+            Self.encoders["opus"]! + ["-metadata", "R128_TRACK_GAIN=-512"])
         #expect(try AudioDecoder(path: file).replayGain == ReplayGainInfo(trackGain: 3))
     }
 
@@ -225,7 +239,9 @@ import Testing
             try AudioDecoder(path: missing)
         } throws: { error in
             guard let error = error as? DecoderError else { return false }
-            return error.kind == .unreadable && error.message == "Failed to decode \(missing); Failed to open '\(missing)': No such file or directory"
+            return error.kind == .unreadable
+                && error.message
+                    == "Failed to decode \(missing); Failed to open '\(missing)': No such file or directory"
         }
     }
 
@@ -243,8 +259,12 @@ import Testing
         #expect(DecodingPipeline.message(decodeFailure, track: track) == "Failed to decode Album/garbage.flac")
         #expect("\(decodeFailure)".hasPrefix("Failed to decode \(garbage): "), "the log keeps the path and the reason")
         let missing = DecoderError(.unreadable, path: "/music/gone.flac", reason: "No such file or directory")
-        #expect(DecodingPipeline.message(missing, track: PipelineTrack(token: 2, path: "/music/gone.flac", uri: "gone.flac", duration: nil, audioFormat: nil))
-            == "Failed to decode /music/gone.flac; Failed to open '/music/gone.flac': No such file or directory")
+        #expect(
+            DecodingPipeline.message(
+                missing,
+                track: PipelineTrack(
+                    token: 2, path: "/music/gone.flac", uri: "gone.flac", duration: nil, audioFormat: nil))
+                == "Failed to decode /music/gone.flac; Failed to open '/music/gone.flac': No such file or directory")
     }
 
     /// Truncated, zeroed, overwritten, empty and random files either fail with a
@@ -253,12 +273,17 @@ import Testing
     @Test func damagedFilesFailOrEndButNeverCrash() throws {
         let fixtures = try AudioFixtures()
         let source = try fixtures.chirp("source.wav", rate: 44100, seconds: 1)
-        let flac = try Data(contentsOf: URL(fileURLWithPath: try fixtures.encode(source, "tone.flac", Self.encoders["flac"]!)))
-        let mp3 = try Data(contentsOf: URL(fileURLWithPath: try fixtures.encode(source, "tone.mp3", Self.encoders["mp3"]!)))
-        let m4a = try Data(contentsOf: URL(fileURLWithPath: try fixtures.encode(source, "tone.m4a", Self.encoders["m4a"]!)))
+        let flac = try Data(
+            contentsOf: URL(fileURLWithPath: try fixtures.encode(source, "tone.flac", Self.encoders["flac"]!)))
+        let mp3 = try Data(
+            contentsOf: URL(fileURLWithPath: try fixtures.encode(source, "tone.mp3", Self.encoders["mp3"]!)))
+        let m4a = try Data(
+            contentsOf: URL(fileURLWithPath: try fixtures.encode(source, "tone.m4a", Self.encoders["m4a"]!)))
 
         var garbageMiddle = mp3
-        for index in (mp3.count / 2)..<(mp3.count / 2 + 3000) { garbageMiddle[index] = UInt8(truncatingIfNeeded: index &* 7919) }
+        for index in (mp3.count / 2)..<(mp3.count / 2 + 3000) {
+            garbageMiddle[index] = UInt8(truncatingIfNeeded: index &* 7919)
+        }
         var zeroedFLAC = flac
         zeroedFLAC.replaceSubrange((flac.count / 3)..<(flac.count / 3 + 5000), with: Data(count: 5000))
         let damaged: [(String, Data)] = [

@@ -73,7 +73,9 @@ final class AudioFixtures {
 
 /// Everything `decoder` returns in `format`, read in `chunk`-byte pieces (odd sizes exercise
 /// reads that end inside a decoded frame).
-func decodeAll(_ decoder: AudioDecoder, format: PCMFormat, chunk: Int = 3000, limit: Int = .max) throws(DecoderError) -> Data {
+func decodeAll(_ decoder: AudioDecoder, format: PCMFormat, chunk: Int = 3000, limit: Int = .max) throws(DecoderError)
+    -> Data
+{
     var result = Data()
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
     defer { buffer.deallocate() }
@@ -114,7 +116,10 @@ enum Alignment {
             var error = 0.0
             for frame in window {
                 let index = offset + lag + frame
-                guard index >= 0, index * 2 < whole.count, frame * 2 < part.count else { error = .infinity; break }
+                guard index >= 0, index * 2 < whole.count, frame * 2 < part.count else {
+                    error = .infinity
+                    break
+                }
                 let difference = Double(part[frame * 2]) - Double(whole[index * 2])
                 error += difference * difference
             }

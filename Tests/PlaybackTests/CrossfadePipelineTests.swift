@@ -127,7 +127,9 @@ final class GatedCapturingSink: PCMSink, @unchecked Sendable {
         // 1.5 s from the end (6 chunks, the last short), and the next song told late: the
         // decoder must not decode into the last 4 chunks before it knows.
         _ = pipeline.play(track(1), from: 19.5, paused: false)
-        for _ in 0..<200 where !pipeline.lock.withLock({ pipeline.fadeAwaitsNext }) { try? await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<200 where !pipeline.lock.withLock({ pipeline.fadeAwaitsNext }) {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
         #expect(pipeline.lock.withLock { pipeline.fadeAwaitsNext })
         pipeline.enqueue(track(2))
         _ = await recorder.wait { !$0.isEmpty }
@@ -168,7 +170,8 @@ final class GatedCapturingSink: PCMSink, @unchecked Sendable {
         // once the decoder has filled the buffer (it then waits for a batch of free chunks), so
         // that the output stays a buffer behind however slowly the decoder is scheduled.
         while pipeline.lock.withLock({ pipeline.fadeStart == nil }) && played < 40 {
-            for _ in 0..<400 where pipeline.lock.withLock({
+            for _ in 0..<400
+            where pipeline.lock.withLock({
                 pipeline.fadeStart == nil && pipeline.buffer.hasRoom && !pipeline.decoderHeld
             }) {
                 try? await Task.sleep(for: .milliseconds(5))

@@ -15,7 +15,9 @@ import Testing
         var result = outgoing
         var dither = PCMDither()
         incoming.withUnsafeBytes { source in
-            result.withUnsafeMutableBytes { CrossfadeMix.mix(source, into: $0, sample: sample, portion: portion, dither: &dither) }
+            result.withUnsafeMutableBytes {
+                CrossfadeMix.mix(source, into: $0, sample: sample, portion: portion, dither: &dither)
+            }
         }
         return result
     }
@@ -54,17 +56,23 @@ import Testing
     }
 
     @Test func fadingWorksForEverySampleType() {
-        let s24 = Self.mixed([Int32](repeating: 4_000_000, count: 256), [Int32](repeating: -4_000_000, count: 256), .s24, portion: 0.5)
+        let s24 = Self.mixed(
+            [Int32](repeating: 4_000_000, count: 256), [Int32](repeating: -4_000_000, count: 256), .s24, portion: 0.5)
         #expect(Self.near(s24, 0))
-        let s32 = Self.mixed([Int32](repeating: 1 << 30, count: 256), [Int32](repeating: 0, count: 256), .s32, portion: 0.25)
+        let s32 = Self.mixed(
+            [Int32](repeating: 1 << 30, count: 256), [Int32](repeating: 0, count: 256), .s32, portion: 0.25)
         // The outgoing song keeps (1024 − 150) / 1024.
         #expect(Self.near(s32, Double(1 << 30) * 874 / 1024))
-        let float = Self.mixed([Float](repeating: 0.8, count: 4), [Float](repeating: 0.4, count: 4), .float, portion: 0.5)
+        let float = Self.mixed(
+            [Float](repeating: 0.8, count: 4), [Float](repeating: 0.4, count: 4), .float, portion: 0.5)
         #expect(float.allSatisfy { abs($0 - 0.6) < 1e-6 })
     }
 
     @Test func mixRampAddsTheSongsAndClipsAtFullScale() {
-        #expect(Self.mixed([Int16](arrayLiteral: 1000, 30000, -30000), [2000, 30000, -30000], .s16, portion: nil) == [3000, 32767, -32768])
+        #expect(
+            Self.mixed([Int16](arrayLiteral: 1000, 30000, -30000), [2000, 30000, -30000], .s16, portion: nil) == [
+                3000, 32767, -32768,
+            ])
         #expect(Self.mixed([Int32](arrayLiteral: 8_000_000), [8_000_000], .s24, portion: nil) == [8_388_607])
         #expect(Self.mixed([Float](arrayLiteral: 0.75), [0.75], .float, portion: nil) == [1.5])
     }
@@ -92,7 +100,9 @@ import Testing
         #expect(!settings.canCrossfade(current: 25, next: 25, sameFormat: false), "formats differ")
         #expect(!settings.canCrossfade(current: 19.9, next: 25, sameFormat: true), "shorter than 20 s")
         #expect(!settings.canCrossfade(current: 25, next: nil, sameFormat: true), "duration unknown")
-        #expect(!CrossfadeSettings(seconds: 25).canCrossfade(current: 25, next: 30, sameFormat: true), "not longer than the fade")
+        #expect(
+            !CrossfadeSettings(seconds: 25).canCrossfade(current: 25, next: 30, sameFormat: true),
+            "not longer than the fade")
         #expect(!CrossfadeSettings(seconds: 0).canCrossfade(current: 25, next: 25, sameFormat: true), "disabled")
     }
 
@@ -106,31 +116,48 @@ import Testing
 
     @Test func theOverlapIsTheFadeOrTheMixRampProfile() {
         let plain = CrossfadeSettings(seconds: 3)
-        #expect(plain.overlapChunks(chunkSeconds: Self.chunkSeconds, mixRampStart: nil, mixRampPreviousEnd: nil, maximumChunks: 2000) == 129)
-        #expect(plain.overlapChunks(chunkSeconds: Self.chunkSeconds, mixRampStart: nil, mixRampPreviousEnd: nil, maximumChunks: 100) == 100)
+        #expect(
+            plain.overlapChunks(
+                chunkSeconds: Self.chunkSeconds, mixRampStart: nil, mixRampPreviousEnd: nil, maximumChunks: 2000) == 129
+        )
+        #expect(
+            plain.overlapChunks(
+                chunkSeconds: Self.chunkSeconds, mixRampStart: nil, mixRampPreviousEnd: nil, maximumChunks: 100) == 100)
         // MixRamp off (delay ≤ 0 or nan): the tags do not count.
         for delay: Float in [0, -1, .nan] {
             let off = CrossfadeSettings(seconds: 3, mixRampDB: -20, mixRampDelay: delay)
-            #expect(off.overlapChunks(chunkSeconds: Self.chunkSeconds, mixRampStart: "-20 1", mixRampPreviousEnd: "-20 2",
-                                      maximumChunks: 2000) == 129)
+            #expect(
+                off.overlapChunks(
+                    chunkSeconds: Self.chunkSeconds, mixRampStart: "-20 1", mixRampPreviousEnd: "-20 2",
+                    maximumChunks: 2000) == 129)
         }
         let mixRamp = CrossfadeSettings(seconds: 3, mixRampDB: -20, mixRampDelay: 1)
         #expect(!plain.isMixRampEnabled && mixRamp.isMixRampEnabled)
         // 1 s into the next song + 2 s before the end of this one − 1 s of delay = 2 s.
-        #expect(mixRamp.overlapChunks(chunkSeconds: Self.chunkSeconds, mixRampStart: "-30 0.5;-20 1.0",
-                                      mixRampPreviousEnd: "-30 4.0;-20 2.0", maximumChunks: 2000) == 86)
+        #expect(
+            mixRamp.overlapChunks(
+                chunkSeconds: Self.chunkSeconds, mixRampStart: "-30 0.5;-20 1.0",
+                mixRampPreviousEnd: "-30 4.0;-20 2.0", maximumChunks: 2000) == 86)
         // Replay gain moves the level looked for: 6 dB louder songs reach −20 where they were −26.
-        #expect(mixRamp.overlapChunks(chunkSeconds: Self.chunkSeconds, gainDB: 6, previousGainDB: 6,
-                                      mixRampStart: "-30 0.5;-20 1.0", mixRampPreviousEnd: "-30 4.0;-20 2.0",
-                                      maximumChunks: 2000) == Int(lround((0.7 + 3.2 - 1) / Self.chunkSeconds)))
+        #expect(
+            mixRamp.overlapChunks(
+                chunkSeconds: Self.chunkSeconds, gainDB: 6, previousGainDB: 6,
+                mixRampStart: "-30 0.5;-20 1.0", mixRampPreviousEnd: "-30 4.0;-20 2.0",
+                maximumChunks: 2000) == Int(lround((0.7 + 3.2 - 1) / Self.chunkSeconds)))
         // A missing tag falls back to the fade's length.
-        #expect(mixRamp.overlapChunks(chunkSeconds: Self.chunkSeconds, mixRampStart: nil, mixRampPreviousEnd: "-20 2",
-                                      maximumChunks: 2000) == 129)
+        #expect(
+            mixRamp.overlapChunks(
+                chunkSeconds: Self.chunkSeconds, mixRampStart: nil, mixRampPreviousEnd: "-20 2",
+                maximumChunks: 2000) == 129)
         // Ramps that say nothing usable, or a delay longer than the overlap: no overlap at all.
-        #expect(mixRamp.overlapChunks(chunkSeconds: Self.chunkSeconds, mixRampStart: "-30 0.5", mixRampPreviousEnd: "-20 2",
-                                      maximumChunks: 2000) == 0)
+        #expect(
+            mixRamp.overlapChunks(
+                chunkSeconds: Self.chunkSeconds, mixRampStart: "-30 0.5", mixRampPreviousEnd: "-20 2",
+                maximumChunks: 2000) == 0)
         let late = CrossfadeSettings(seconds: 3, mixRampDB: -20, mixRampDelay: 5)
-        #expect(late.overlapChunks(chunkSeconds: Self.chunkSeconds, mixRampStart: "-20 1", mixRampPreviousEnd: "-20 2",
-                                   maximumChunks: 2000) == 0)
+        #expect(
+            late.overlapChunks(
+                chunkSeconds: Self.chunkSeconds, mixRampStart: "-20 1", mixRampPreviousEnd: "-20 2",
+                maximumChunks: 2000) == 0)
     }
 }

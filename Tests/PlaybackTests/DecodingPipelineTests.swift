@@ -26,7 +26,9 @@ final class CountingSource: PCMSource {
 
     func read(into buffer: UnsafeMutableRawBufferPointer, format: PCMFormat) throws -> Int {
         let count = min(buffer.count / 2, first + frames - next)
-        for index in 0..<count { buffer.storeBytes(of: Int16(truncatingIfNeeded: next + index), toByteOffset: index * 2, as: Int16.self) }
+        for index in 0..<count {
+            buffer.storeBytes(of: Int16(truncatingIfNeeded: next + index), toByteOffset: index * 2, as: Int16.self)
+        }
         next += count
         return count * 2
     }
@@ -126,13 +128,16 @@ final class EventRecorder: Sendable {
 func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
     if actual == expected { return nil }
     let firstDifference = zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-    return "got \(actual.count) samples, expected \(expected.count); first difference at \(firstDifference.map(String.init) ?? "the end")"
+    return
+        "got \(actual.count) samples, expected \(expected.count); first difference at \(firstDifference.map(String.init) ?? "the end")"
         + (actual.first.map { ", first sample \($0)" } ?? "")
 }
 
 @Suite struct DecodingPipelineTests {
     /// Songs by token: token N counts from N*100_000 for `frames` frames.
-    func makePipeline(frames: [Int: Int], sink: CapturingSink, volume: Bool = false) -> (DecodingPipeline, EventRecorder) {
+    func makePipeline(frames: [Int: Int], sink: CapturingSink, volume: Bool = false) -> (
+        DecodingPipeline, EventRecorder
+    ) {
         let pipeline = DecodingPipeline(
             outputs: [.init(name: "capture", sink: sink, format: nil, softwareVolume: volume)],
             bufferBytes: 64 * 1024,
@@ -275,7 +280,9 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         // The same scaling as MPD's software mixer, applied here in one go.
         var expected = counting(1, 1000)
         var volume = SoftwareVolume()
-        expected.withUnsafeMutableBytes { volume.apply(50, to: $0, format: PCMFormat(sampleRate: 1000, sample: .s16, channels: 1)) }
+        expected.withUnsafeMutableBytes {
+            volume.apply(50, to: $0, format: PCMFormat(sampleRate: 1000, sample: .s16, channels: 1))
+        }
         #expect(sameSamples(sink.samples.withLock { $0 }, expected) == nil)
         _ = recorder
     }
@@ -322,7 +329,9 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
     /// decoded; a new `play` tries the output again.
     @Test func whenNoOutputCanPlayThePipelinePausesOnTheSong() async {
         let pipeline = DecodingPipeline(
-            outputs: [.init(name: "broken", plugin: "alsa", sink: UnopenableSink(), format: nil, softwareVolume: false)],
+            outputs: [
+                .init(name: "broken", plugin: "alsa", sink: UnopenableSink(), format: nil, softwareVolume: false)
+            ],
             bufferBytes: 64 * 1024,
             openSource: { track in CountingSource(first: 0, frames: 50_000) })
         defer { pipeline.shutDown() }
@@ -396,4 +405,3 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         #expect(await settle() == full + 8)
     }
 }
-

@@ -1,5 +1,5 @@
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import Synchronization
 import Testing
 
@@ -9,7 +9,13 @@ import Testing
 final class ListeningLog: Sendable {
     private let reports = Mutex<[SongListening]>([])
     func record(_ report: SongListening) { reports.withLock { $0.append(report) } }
-    func take() -> [SongListening] { reports.withLock { let all = $0; $0 = []; return all } }
+    func take() -> [SongListening] {
+        reports.withLock {
+            let all = $0
+            $0 = []
+            return all
+        }
+    }
 }
 
 /// What the player reports when a song stops being current, for the play statistics.
@@ -18,8 +24,9 @@ struct ListeningTests {
     private func makePlayer(songs: Int) -> (PlayerController, ScriptedPipeline, ListeningLog) {
         let pipeline = ScriptedPipeline()
         let log = ListeningLog()
-        let player = PlayerController(maximumLength: 50, pipeline: pipeline, hasMixer: false, seed: 3,
-                                      path: { "/music/" + $0 }, notify: { _ in }, listened: { log.record($0) })
+        let player = PlayerController(
+            maximumLength: 50, pipeline: pipeline, hasMixer: false, seed: 3,
+            path: { "/music/" + $0 }, notify: { _ in }, listened: { log.record($0) })
         try! player.add((0..<songs).map { song($0) })
         return (player, pipeline, log)
     }

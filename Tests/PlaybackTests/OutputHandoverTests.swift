@@ -25,7 +25,10 @@ import Testing
         let sink = CapturingSink()
         let (home, _) = pipeline(sink, attached: true, first: 0)
         let (other, _) = pipeline(sink, attached: false, first: 50_000)
-        defer { home.shutDown(); other.shutDown() }
+        defer {
+            home.shutDown()
+            other.shutDown()
+        }
         #expect(home.outputStatuses.map(\.plugin) == ["test"])
         #expect(other.outputStatuses.map(\.plugin) == ["dummy"])
         #expect(other.outputStatuses.map(\.enabled) == [false])
@@ -37,7 +40,10 @@ import Testing
         let sink = CapturingSink()
         let (home, homeEvents) = pipeline(sink, attached: true, first: 0)
         let (other, otherEvents) = pipeline(sink, attached: false, first: 50_000)
-        defer { home.shutDown(); other.shutDown() }
+        defer {
+            home.shutDown()
+            other.shutDown()
+        }
 
         _ = home.play(track(1), from: 0, paused: false)
         // Nothing follows: the stream ends after this song.
@@ -59,14 +65,18 @@ import Testing
         other.enqueue(nil)
         #expect(await otherEvents.wait { $0.contains(.finished) } == [.finished])
         let heard = sink.samples.withLock { $0 }
-        #expect(sameSamples(Array(heard.dropFirst(3000)), (50_000..<53_000).map { Int16(truncatingIfNeeded: $0) }) == nil)
+        #expect(
+            sameSamples(Array(heard.dropFirst(3000)), (50_000..<53_000).map { Int16(truncatingIfNeeded: $0) }) == nil)
     }
 
     @Test func aDisabledOutputMovesDisabled() {
         let sink = CapturingSink()
         let (home, _) = pipeline(sink, attached: true, first: 0)
         let (other, _) = pipeline(sink, attached: false, first: 0)
-        defer { home.shutDown(); other.shutDown() }
+        defer {
+            home.shutDown()
+            other.shutDown()
+        }
         #expect(home.setOutput(0, enabled: false) == true)
         #expect(home.detachOutput(0) == false)
         other.attachOutput(0, enabled: false)

@@ -22,9 +22,10 @@ struct ThreadFacts: Equatable, Sendable {
         var parameters = sched_param()
         sched_getparam(0, &parameters)
         let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
-        return ThreadFacts(policy: sched_getscheduler(0), priority: parameters.sched_priority,
-                           nice: getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0),
-                           name: name.trimmingCharacters(in: .newlines))
+        return ThreadFacts(
+            policy: sched_getscheduler(0), priority: parameters.sched_priority,
+            nice: getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0),
+            name: name.trimmingCharacters(in: .newlines))
     }
 
     /// Whether this process may ask for `SCHED_FIFO` at MPD's priority (root with
@@ -84,7 +85,8 @@ final class SchedulingProbeSink: PCMSink, @unchecked Sendable {
         let recorder = EventRecorder()
         pipeline.setEventHandler { _, event in recorder.record(event) }
         defer { pipeline.shutDown() }
-        _ = pipeline.play(PipelineTrack(token: 1, path: "/song/1", duration: nil, audioFormat: nil), from: 0, paused: false)
+        _ = pipeline.play(
+            PipelineTrack(token: 1, path: "/song/1", duration: nil, audioFormat: nil), from: 0, paused: false)
         pipeline.enqueue(nil)
         let events = await recorder.wait { $0.contains(.finished) }
         #expect(events.contains(.finished))

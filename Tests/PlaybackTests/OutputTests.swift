@@ -1,7 +1,7 @@
-import Settings
 import Dispatch
 import Foundation
 import Glibc
+import Settings
 import Synchronization
 import Testing
 
@@ -14,7 +14,8 @@ import Testing
 @Suite struct OutputTests {
     /// A fresh directory for one test's files.
     static func temporaryDirectory() -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tonearm-outputs-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tonearm-outputs-\(UUID().uuidString)")
+            .path
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
@@ -31,7 +32,9 @@ import Testing
         while offset < bytes.count {
             let end = min(offset + chunk, bytes.count)
             let result: Result<Int, OutputError> = bytes.withUnsafeBytes { raw in
-                Result { () throws(OutputError) -> Int in try device.write(UnsafeRawBufferPointer(rebasing: raw[offset..<end])) }
+                Result { () throws(OutputError) -> Int in
+                    try device.write(UnsafeRawBufferPointer(rebasing: raw[offset..<end]))
+                }
             }
             taken += try result.get()
             offset = end
@@ -39,8 +42,11 @@ import Testing
         return taken
     }
 
-    static func make(_ type: String, _ settings: [String: String] = [:], format: String? = nil) throws(OutputError) -> any AudioOutputDevice {
-        try OutputFactory.make(AudioOutputConfiguration(type: type, name: "test \(type)", format: format, settings: settings))
+    static func make(_ type: String, _ settings: [String: String] = [:], format: String? = nil) throws(OutputError)
+        -> any AudioOutputDevice
+    {
+        try OutputFactory.make(
+            AudioOutputConfiguration(type: type, name: "test \(type)", format: format, settings: settings))
     }
 
     // MARK: ALSA
@@ -152,7 +158,8 @@ import Testing
         // Every percent survives a round trip on a fine control.
         for percent in 0...100 {
             let value = ALSAVolumeMapping.dB(forNormalized: Double(percent) / 100, min: -10_000, max: 600)
-            #expect(ALSAVolumeMapping.percent(ALSAVolumeMapping.normalized(dB: value, min: -10_000, max: 600)) == percent)
+            #expect(
+                ALSAVolumeMapping.percent(ALSAVolumeMapping.normalized(dB: value, min: -10_000, max: 600)) == percent)
         }
     }
 
@@ -197,7 +204,9 @@ import Testing
             #expect(try Self.play(Self.pattern(1000), to: device) == 1000)
             device.close()
         }
-        #expect(FileManager.default.contents(atPath: directory + "/twice.raw") == Data(Self.pattern(1000) + Self.pattern(1000)))
+        #expect(
+            FileManager.default.contents(atPath: directory + "/twice.raw")
+                == Data(Self.pattern(1000) + Self.pattern(1000)))
     }
 
     // MARK: fifo
@@ -293,7 +302,9 @@ import Testing
         let device = try #require(try Self.make("null", ["sync": "no"]) as? NullOutput)
         #expect(!device.sync)
         _ = try device.open(format: .cd)
-        #expect(try Self.play(Self.pattern(PCMFormat.cd.bytesPerSecond * 10), to: device, chunk: 1 << 20) == PCMFormat.cd.bytesPerSecond * 10)
+        #expect(
+            try Self.play(Self.pattern(PCMFormat.cd.bytesPerSecond * 10), to: device, chunk: 1 << 20) == PCMFormat.cd
+                .bytesPerSecond * 10)
         #expect(device.playedDuration == .seconds(10))
         #expect(device.delay == .zero)
     }

@@ -1,7 +1,7 @@
-import Settings
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import MusicModel
+import Settings
 import Synchronization
 import Testing
 
@@ -53,7 +53,8 @@ final class ScriptedPipeline: AudioPipeline {
     var status: PipelineStatus {
         state.withLock { s in
             guard let track = s.track else { return PipelineStatus(state: .stop) }
-            return PipelineStatus(state: s.paused ? .pause : .play, elapsed: 1.5, track: track, outputsFailure: s.outputsFailure)
+            return PipelineStatus(
+                state: s.paused ? .pause : .play, elapsed: 1.5, track: track, outputsFailure: s.outputsFailure)
         }
     }
     var playedSeconds: Double { state.withLock { $0.played } }
@@ -63,16 +64,17 @@ final class ScriptedPipeline: AudioPipeline {
 
     /// The current track reaches its end, as the real pipeline would report it.
     func endTrack() {
-        let (handler, generation, events): ((@Sendable (UInt64, PipelineEvent) -> Void)?, UInt64, [PipelineEvent]) = state.withLock { s in
-            guard let next = s.next else {
-                s.track = nil
-                return (s.handler, s.generation, [.finished])
+        let (handler, generation, events): ((@Sendable (UInt64, PipelineEvent) -> Void)?, UInt64, [PipelineEvent]) =
+            state.withLock { s in
+                guard let next = s.next else {
+                    s.track = nil
+                    return (s.handler, s.generation, [.finished])
+                }
+                s.track = next
+                s.next = nil
+                s.paused = s.borderPause
+                return (s.handler, s.generation, s.borderPause ? [.started(next), .borderPause] : [.started(next)])
             }
-            s.track = next
-            s.next = nil
-            s.paused = s.borderPause
-            return (s.handler, s.generation, s.borderPause ? [.started(next), .borderPause] : [.started(next)])
-        }
         for event in events { handler?(generation, event) }
     }
 
@@ -84,14 +86,21 @@ final class ScriptedPipeline: AudioPipeline {
 final class EventLog: Sendable {
     private let events = Mutex<IdleSubsystems>([])
     func record(_ new: IdleSubsystems) { events.withLock { $0.formUnion(new) } }
-    func take() -> IdleSubsystems { events.withLock { let all = $0; $0 = []; return all } }
+    func take() -> IdleSubsystems {
+        events.withLock {
+            let all = $0
+            $0 = []
+            return all
+        }
+    }
 }
 
 func makePlayer(songs: Int, mixer: Bool = false) -> (PlayerController, ScriptedPipeline, EventLog) {
     let pipeline = ScriptedPipeline()
     let log = EventLog()
-    let player = PlayerController(maximumLength: 50, pipeline: pipeline, hasMixer: mixer, seed: 3,
-                                  path: { "/music/" + $0 }, notify: { log.record($0) })
+    let player = PlayerController(
+        maximumLength: 50, pipeline: pipeline, hasMixer: mixer, seed: 3,
+        path: { "/music/" + $0 }, notify: { log.record($0) })
     if songs > 0 { try! player.add((0..<songs).map { song($0) }) }
     _ = log.take()
     return (player, pipeline, log)
@@ -238,8 +247,9 @@ func makePlayer(songs: Int, mixer: Bool = false) -> (PlayerController, ScriptedP
 
     @Test func aFullQueueRefusesMore() {
         let pipeline = ScriptedPipeline()
-        let player = PlayerController(maximumLength: 2, pipeline: pipeline, hasMixer: false,
-                                      path: { $0 }, notify: { _ in })
+        let player = PlayerController(
+            maximumLength: 2, pipeline: pipeline, hasMixer: false,
+            path: { $0 }, notify: { _ in })
         #expect(throws: QueueError.tooLarge) {
             try player.add([song(0), song(1), song(2)])
         }
@@ -291,8 +301,9 @@ func makePlayer(songs: Int, mixer: Bool = false) -> (PlayerController, ScriptedP
     @Test func replayGainAutoFollowsRandom() {
         let pipeline = ScriptedPipeline()
         let log = EventLog()
-        let player = PlayerController(maximumLength: 50, pipeline: pipeline, hasMixer: false, replayGainMode: .auto,
-                                      seed: 3, path: { $0 }, notify: { log.record($0) })
+        let player = PlayerController(
+            maximumLength: 50, pipeline: pipeline, hasMixer: false, replayGainMode: .auto,
+            seed: 3, path: { $0 }, notify: { log.record($0) })
         #expect(player.replayGainMode == .auto)
         player.setRandom(true)
         player.setReplayGainMode(.off)
@@ -356,4 +367,3 @@ func makePlayer(songs: Int, mixer: Bool = false) -> (PlayerController, ScriptedP
         #expect(player.status.state == .pause)
     }
 }
-

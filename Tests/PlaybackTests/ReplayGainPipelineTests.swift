@@ -1,5 +1,5 @@
-import Settings
 import Foundation
+import Settings
 import Synchronization
 import Testing
 
@@ -50,7 +50,9 @@ import Testing
     }
 
     /// Plays `tokens` gaplessly to the end; returns what the output got.
-    func playThrough(_ pipeline: DecodingPipeline, _ recorder: EventRecorder, _ tokens: [Int], sink: CapturingSink) async -> [Int16] {
+    func playThrough(_ pipeline: DecodingPipeline, _ recorder: EventRecorder, _ tokens: [Int], sink: CapturingSink)
+        async -> [Int16]
+    {
         _ = pipeline.play(track(tokens[0]), from: 0, paused: false)
         for (index, token) in tokens.enumerated().dropFirst() {
             pipeline.enqueue(track(token))
@@ -68,7 +70,8 @@ import Testing
         let gains = [1: ReplayGainInfo(trackGain: -6), 2: ReplayGainInfo(trackGain: 3, trackPeak: 0.9)]
         let settings = ReplayGainSettings(mode: .track, missingPreamp: -12)
         #expect([gains[1], gains[2], nil].map(settings.factor(for:)) == [513, 1138, 257])
-        let (pipeline, recorder) = makePipeline(frames: [1: 3000, 2: 2500, 3: 2000], gains: gains, settings: settings, sink: sink)
+        let (pipeline, recorder) = makePipeline(
+            frames: [1: 3000, 2: 2500, 3: 2000], gains: gains, settings: settings, sink: sink)
         defer { pipeline.shutDown() }
         let played = await playThrough(pipeline, recorder, [1, 2, 3], sink: sink)
         let wanted = expected([(counting(1, 3000), 513), (counting(2, 2500), 1138), (counting(3, 2000), 257)])
@@ -78,7 +81,8 @@ import Testing
     @Test func offPlaysTheSamplesAsDecodedAndTheModeCanBeSwitchedOn() async {
         let sink = CapturingSink()
         let gains = [1: ReplayGainInfo(trackGain: -6, albumGain: -12)]
-        let (pipeline, recorder) = makePipeline(frames: [1: 2000], gains: gains, settings: ReplayGainSettings(), sink: sink)
+        let (pipeline, recorder) = makePipeline(
+            frames: [1: 2000], gains: gains, settings: ReplayGainSettings(), sink: sink)
         defer { pipeline.shutDown() }
         #expect(sameSamples(await playThrough(pipeline, recorder, [1], sink: sink), counting(1, 2000)) == nil)
 
@@ -93,7 +97,8 @@ import Testing
     @Test func theDitherStartsAfreshAfterStop() async {
         let sink = CapturingSink()
         let gains = [1: ReplayGainInfo(trackGain: -6)]
-        let (pipeline, recorder) = makePipeline(frames: [1: 1500], gains: gains, settings: ReplayGainSettings(mode: .track), sink: sink)
+        let (pipeline, recorder) = makePipeline(
+            frames: [1: 1500], gains: gains, settings: ReplayGainSettings(mode: .track), sink: sink)
         defer { pipeline.shutDown() }
         let first = await playThrough(pipeline, recorder, [1], sink: sink)
         pipeline.stop()

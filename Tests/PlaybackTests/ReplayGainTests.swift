@@ -12,7 +12,9 @@ import Testing
 /// `mixer_type "none"`) freshly opened, so with fresh dither state.
 @Suite struct ReplayGainTests {
     static let s16: [Int16] = [0, 1, -1, 2, -2, 511, -512, 32767, -32768, 1000, -1000, 12345, -12345]
-    static let s24: [Int32] = [0, 1, -1, 2, -2, 8_388_607, -8_388_608, 100_000, -100_000, 4_194_304, -4_194_304, 1_234_567, -1_234_567]
+    static let s24: [Int32] = [
+        0, 1, -1, 2, -2, 8_388_607, -8_388_608, 100_000, -100_000, 4_194_304, -4_194_304, 1_234_567, -1_234_567,
+    ]
 
     static let track = ReplayGainSettings(mode: .track)
     static let album = ReplayGainSettings(mode: .album)
@@ -103,18 +105,26 @@ import Testing
     }
 
     @Test func s16IsWhatMPDEmits() {
-        #expect(Self.scaled(Self.s16, factor: 513, .s16) == [1, -1, 1, 0, -1, 257, -258, 16417, -16417, 501, -501, 6184, -6184])
+        #expect(
+            Self.scaled(Self.s16, factor: 513, .s16) == [
+                1, -1, 1, 0, -1, 257, -258, 16417, -16417, 501, -501, 6184, -6184,
+            ])
         // +6 dB clips at full scale instead of wrapping.
-        #expect(Self.scaled(Self.s16, factor: 2043, .s16) == [1, 0, 0, 3, -4, 1020, -1023, 32767, -32768, 1995, -1994, 24629, -24629])
+        #expect(
+            Self.scaled(Self.s16, factor: 2043, .s16) == [
+                1, 0, 0, 3, -4, 1020, -1023, 32767, -32768, 1995, -1994, 24629, -24629,
+            ])
     }
 
     @Test func s24IsWhatMPDEmits() {
-        #expect(Self.scaled(Self.s24, factor: 513, .s24) == [
-            1, -1, 1, 0, -1, 4_202_496, -4_202_497, 50099, -50099, 2_101_249, -2_101_249, 618_489, -618_489,
-        ])
-        #expect(Self.scaled(Self.s24, factor: 2043, .s24) == [
-            1, 0, 0, 3, -4, 8_388_607, -8_388_608, 199_512, -199_512, 8_368_129, -8_368_129, 2_463_106, -2_463_106,
-        ])
+        #expect(
+            Self.scaled(Self.s24, factor: 513, .s24) == [
+                1, -1, 1, 0, -1, 4_202_496, -4_202_497, 50099, -50099, 2_101_249, -2_101_249, 618_489, -618_489,
+            ])
+        #expect(
+            Self.scaled(Self.s24, factor: 2043, .s24) == [
+                1, 0, 0, 3, -4, 8_388_607, -8_388_608, 199_512, -199_512, 8_368_129, -8_368_129, 2_463_106, -2_463_106,
+            ])
     }
 
     @Test func s32FollowsTheSameArithmeticAndClipsAt32Bits() {

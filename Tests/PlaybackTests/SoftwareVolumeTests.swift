@@ -9,8 +9,12 @@ import Testing
 /// follows the same arithmetic at 16 bits (worked out by hand from MPD's `PcmDither`).
 @Suite struct SoftwareVolumeTests {
     static let s16: [Int16] = [0, 1, -1, 2, -2, 511, -512, 32767, -32768, 1000, -1000, 12345, -12345]
-    static let s24: [Int32] = [0, 1, -1, 2, -2, 8_388_607, -8_388_608, 100_000, -100_000, 4_194_304, -4_194_304, 1_234_567, -1_234_567]
-    static let s32: [Int32] = [0, 1, -1, 2, -2, .max, .min, 100_000, -100_000, 1 << 30, -(1 << 30), 123_456_789, -123_456_789]
+    static let s24: [Int32] = [
+        0, 1, -1, 2, -2, 8_388_607, -8_388_608, 100_000, -100_000, 4_194_304, -4_194_304, 1_234_567, -1_234_567,
+    ]
+    static let s32: [Int32] = [
+        0, 1, -1, 2, -2, .max, .min, 100_000, -100_000, 1 << 30, -(1 << 30), 123_456_789, -123_456_789,
+    ]
     static let float: [Float] = [0, 1, -1, 0.5, -0.5, 0.25, 0.123456, -0.987654, 1e-6, -1e-6, 0.75, -0.75, 0.1]
 
     /// Applies `volume` percent to `samples` with a fresh volume stage.
@@ -39,13 +43,18 @@ import Testing
     }
 
     @Test func s24AtHalfVolumeIsMPDs() {
-        #expect(Self.scaled(Self.s24, 50, .s24) == [1, -1, 1, -1, 0, 999_424, -999_425, 11916, -11916, 499_713, -499_712, 147_086, -147_086])
+        #expect(
+            Self.scaled(Self.s24, 50, .s24) == [
+                1, -1, 1, -1, 0, 999_424, -999_425, 11916, -11916, 499_713, -499_712, 147_086, -147_086,
+            ])
     }
 
     @Test func s32AtHalfVolumeIsMPDs() {
-        #expect(Self.scaled(Self.s32, 50, .s32) == [
-            1, -1, 1, -1, 0, 255_852_544, -255_852_545, 11916, -11916, 127_926_273, -127_926_272, 14_708_718, -14_708_718,
-        ])
+        #expect(
+            Self.scaled(Self.s32, 50, .s32) == [
+                1, -1, 1, -1, 0, 255_852_544, -255_852_545, 11916, -11916, 127_926_273, -127_926_272, 14_708_718,
+                -14_708_718,
+            ])
     }
 
     @Test func floatAtHalfVolumeIsMPDs() {
@@ -64,7 +73,10 @@ import Testing
         }
         #expect(written == Self.s16.count * 4)
         #expect(wide == Self.s16.map { Int32($0) << 8 })
-        #expect(Self.scaled(wide, 50, .s24) == [1, 29, -29, 60, -61, 15586, -15617, 999_395, -999_425, 30500, -30500, 376_522, -376_522])
+        #expect(
+            Self.scaled(wide, 50, .s24) == [
+                1, 29, -29, 60, -61, 15586, -15617, 999_395, -999_425, 30500, -30500, 376_522, -376_522,
+            ])
     }
 
     @Test func s16InPlaceUsesMPDs16BitArithmetic() {

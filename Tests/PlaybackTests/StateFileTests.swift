@@ -52,8 +52,9 @@ import Testing
         #expect(state.crossfade == 3)
         #expect(state.mixRampDB == -17.5)
         #expect(state.mixRampDelay == -1)
-        #expect(state.entries.map(\.uri)
-                    == ["Album A/01 One.flac", "Album A/02 Two.flac", "Album A/03 Three.mp3", "Long/long.flac"])
+        #expect(
+            state.entries.map(\.uri)
+                == ["Album A/01 One.flac", "Album A/02 Two.flac", "Album A/03 Three.mp3", "Long/long.flac"])
         #expect(state.entries.map(\.priority) == [0, 7, 0, 0])
         #expect(state.entries[3].range?.start == 1.5 && state.entries[3].range?.end == 20)
     }
@@ -122,7 +123,8 @@ import Testing
         radio.repeatMode = true
         radio.outputs = [("two", false)]
         radio.entries = [.init(uri: "b.flac", priority: 3), .init(uri: "c.flac", range: (1, 2))]
-        return SavedServerState(main: main, partitions: [.init(name: "radio", state: radio), .init(name: "e", state: .init())])
+        return SavedServerState(
+            main: main, partitions: [.init(name: "radio", state: radio), .init(name: "e", state: .init())])
     }
 
     @Test func blocksRoundTrip() {
@@ -143,7 +145,8 @@ import Testing
 
     @Test func anMPDFileHasNoOtherPartitionAndAnUnfinishedBlockStillReads() {
         #expect(StateFile.parseServer("state: stop\nplaylist_begin\n0:a.flac\nplaylist_end\n").partitions.isEmpty)
-        let cut = StateFile.parseServer("state: stop\npartition_begin: r\n\tstate: pause\n\tplaylist_begin\n\t0:b.flac\n")
+        let cut = StateFile.parseServer(
+            "state: stop\npartition_begin: r\n\tstate: pause\n\tplaylist_begin\n\t0:b.flac\n")
         #expect(cut.partitions.map(\.name) == ["r"])
         #expect(cut.partitions.first?.state.entries == [.init(uri: "b.flac")])
         #expect(StateFile.parseServer("partition_begin: \n\tstate: play\npartition_end\n").partitions.isEmpty)

@@ -1,5 +1,5 @@
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import Playback
 import Testing
 
@@ -51,8 +51,11 @@ import Testing
     @Test("library errors answer MPD's codes and messages")
     func libraryErrors() {
         let expected: [(LibraryError, String)] = [
-            (.invalidRegularExpression(pattern: "(", syntax: RegexSyntaxError(offset: 1, message: "missing closing parenthesis")),
-             "2 Error in regex at offset 1: missing closing parenthesis"),
+            (
+                .invalidRegularExpression(
+                    pattern: "(", syntax: RegexSyntaxError(offset: 1, message: "missing closing parenthesis")),
+                "2 Error in regex at offset 1: missing closing parenthesis"
+            ),
             (.invalidRegularExpression(pattern: "(", syntax: nil), "2 Failed to compile regex"),
             (.noSuchDirectory("a/b"), "50 No such directory"),
             (.invalidPlaylistName("a/b"), "2 Bad playlist name"),
@@ -63,9 +66,14 @@ import Testing
             (.positionPastEnd(4), "2 Bad position"),
             (.rangeStartPastEnd(5), "2 Bad song index"),
             (.rangeOutOfBounds, "2 Bad range"),
-            (.fileOperationFailed(.open, path: "/srv/p", reason: "Permission denied"), "52 Failed to open /srv/p: Permission denied"),
-            (.fileOperationFailed(.replace, path: "/srv/p", reason: "No space left on device"),
-             "52 Failed to replace /srv/p: No space left on device"),
+            (
+                .fileOperationFailed(.open, path: "/srv/p", reason: "Permission denied"),
+                "52 Failed to open /srv/p: Permission denied"
+            ),
+            (
+                .fileOperationFailed(.replace, path: "/srv/p", reason: "No space left on device"),
+                "52 Failed to replace /srv/p: No space left on device"
+            ),
             (.updateQueueFull, "54 Update queue is full"),
         ]
         for (error, answer) in expected {

@@ -1,5 +1,5 @@
-import Settings
 import MPDProtocol
+import Settings
 import Testing
 
 @testable import Server
@@ -10,25 +10,28 @@ struct CommandTableTests {
     func standardTable() {
         let names = CommandTable.standard.definitions.map(\.name)
         #expect(names == names.sorted())
-        #expect(Set(names) == [
-            "binarylimit", "close", "commands", "config", "decoders", "idle", "kill", "notcommands",
-            "password", "ping", "protocol", "tagtypes", "urlhandlers",
-            "albumart", "listall", "listallinfo", "listfiles", "lsinfo", "readcomments", "readpicture",
-            "rescan", "stats", "status", "update", "count", "find", "list", "search", "searchcount",
-            "findadd", "searchadd", "clearerror", "currentsong",
-            "next", "pause", "play", "playid", "previous", "seek", "seekcur", "seekid", "stop",
-            "consume", "crossfade", "getvol", "mixrampdb", "mixrampdelay", "random", "repeat", "replay_gain_mode",
-            "replay_gain_status", "setvol", "single", "volume",
-            "add", "addid", "addtagid", "clear", "cleartagid", "delete", "deleteid", "move", "moveid", "prio",
-            "prioid", "rangeid", "shuffle", "swap", "swapid",
-            "playlist", "playlistfind", "playlistid", "playlistinfo", "playlistsearch", "plchanges", "plchangesposid",
-            "outputs", "outputset", "enableoutput", "disableoutput", "toggleoutput",
-            "listplaylist", "listplaylistinfo", "listplaylists", "load", "playlistadd", "playlistclear",
-            "playlistdelete", "playlistlength", "playlistmove", "rename", "rm", "save", "searchaddpl", "searchplaylist",
-            "sticker", "stickernames", "stickernamestypes", "stickertypes",
-            "channels", "readmessages", "sendmessage", "subscribe", "unsubscribe",
-            "delpartition", "listpartitions", "moveoutput", "newpartition", "partition",
-        ])
+        #expect(
+            Set(names) == [
+                "binarylimit", "close", "commands", "config", "decoders", "idle", "kill", "notcommands",
+                "password", "ping", "protocol", "tagtypes", "urlhandlers",
+                "albumart", "listall", "listallinfo", "listfiles", "lsinfo", "readcomments", "readpicture",
+                "rescan", "stats", "status", "update", "count", "find", "list", "search", "searchcount",
+                "findadd", "searchadd", "clearerror", "currentsong",
+                "next", "pause", "play", "playid", "previous", "seek", "seekcur", "seekid", "stop",
+                "consume", "crossfade", "getvol", "mixrampdb", "mixrampdelay", "random", "repeat", "replay_gain_mode",
+                "replay_gain_status", "setvol", "single", "volume",
+                "add", "addid", "addtagid", "clear", "cleartagid", "delete", "deleteid", "move", "moveid", "prio",
+                "prioid", "rangeid", "shuffle", "swap", "swapid",
+                "playlist", "playlistfind", "playlistid", "playlistinfo", "playlistsearch", "plchanges",
+                "plchangesposid",
+                "outputs", "outputset", "enableoutput", "disableoutput", "toggleoutput",
+                "listplaylist", "listplaylistinfo", "listplaylists", "load", "playlistadd", "playlistclear",
+                "playlistdelete", "playlistlength", "playlistmove", "rename", "rm", "save", "searchaddpl",
+                "searchplaylist",
+                "sticker", "stickernames", "stickernamestypes", "stickertypes",
+                "channels", "readmessages", "sendmessage", "subscribe", "unsubscribe",
+                "delpartition", "listpartitions", "moveoutput", "newpartition", "partition",
+            ])
     }
 
     @Test("lookup is case-sensitive, as MPD's strcmp")
@@ -62,7 +65,10 @@ struct CommandTableTests {
     func permissionSplit() {
         let table = CommandTable.standard
         let anonymous = table.names(allowedFor: .none)
-        #expect(anonymous == ["binarylimit", "close", "commands", "notcommands", "password", "ping", "protocol", "tagtypes"])
+        #expect(
+            anonymous == [
+                "binarylimit", "close", "commands", "notcommands", "password", "ping", "protocol", "tagtypes",
+            ])
         #expect(table.names(deniedFor: .none).count + anonymous.count == table.definitions.count)
         // MPD's bits: reading, adding, playback control (`player`) and administration.
         let readOnly = Set(table.names(allowedFor: .read))

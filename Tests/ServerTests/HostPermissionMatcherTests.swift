@@ -1,5 +1,5 @@
-import Settings
 import NIOCore
+import Settings
 import Testing
 
 @testable import Server
@@ -17,11 +17,12 @@ struct HostPermissionMatcherTests {
 
     @Test("exact addresses, networks, the last entry first, and the default")
     func matching() throws {
-        let matcher = HostPermissionMatcher(configuration: configuration([
-            ("192.168.1.0/24", [.read]),
-            ("192.168.1.7", [.read, .add]),
-            ("::1", .all),
-        ]))
+        let matcher = HostPermissionMatcher(
+            configuration: configuration([
+                ("192.168.1.0/24", [.read]),
+                ("192.168.1.7", [.read, .add]),
+                ("::1", .all),
+            ]))
         #expect(matcher.permissions(for: try address("192.168.1.7")) == [.read, .add])
         #expect(matcher.permissions(for: try address("192.168.1.200")) == [.read])
         #expect(matcher.permissions(for: try address("192.168.2.1")) == .none)

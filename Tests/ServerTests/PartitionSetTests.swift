@@ -1,6 +1,6 @@
-import Settings
 import MPDProtocol
 import Playback
+import Settings
 import Testing
 
 @testable import Server
@@ -103,8 +103,9 @@ import Testing
 
     @Test func withoutDevicesThereIsNoOutputToMove() {
         let context = makeContext()
-        #expect(error { try context.partitions.moveOutput(named: "null", into: context.partitions.defaultPartition) }
-            == "50 No such output")
+        #expect(
+            error { try context.partitions.moveOutput(named: "null", into: context.partitions.defaultPartition) }
+                == "50 No such output")
         #expect(context.partitions.defaultPartition.outputStatuses.isEmpty)
     }
 }

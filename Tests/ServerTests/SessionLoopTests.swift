@@ -1,9 +1,9 @@
-import Settings
 import Logging
 import MPDProtocol
 import NIOCore
 import NIOEmbedded
 import Playback
+import Settings
 import Synchronization
 import Testing
 
@@ -18,7 +18,10 @@ private final class SessionHarness {
     private(set) var output = ""
     private(set) var shutdownRequests = 0
 
-    init(permissions: Permissions = .all, isLocal: Bool = false, configure: (inout TonearmConfiguration) -> Void = { _ in }) {
+    init(
+        permissions: Permissions = .all, isLocal: Bool = false,
+        configure: (inout TonearmConfiguration) -> Void = { _ in }
+    ) {
         var configuration = TonearmConfiguration.defaults(environment: ["HOME": "/home/test"])
         configure(&configuration)
         let handler = SessionInputHandler(timeout: nil)
@@ -105,14 +108,17 @@ struct SessionLoopTests {
     @Test("command lists: list_OK, the failing index, no final OK after an error")
     func lists() async throws {
         let session = SessionHarness()
-        #expect(try await session.send("command_list_ok_begin", "ping", "ping", "command_list_end").output
-            == "list_OK\nlist_OK\nOK\n")
+        #expect(
+            try await session.send("command_list_ok_begin", "ping", "ping", "command_list_end").output
+                == "list_OK\nlist_OK\nOK\n")
         #expect(try await session.send("command_list_begin", "ping", "ping", "command_list_end").output == "OK\n")
-        #expect(try await session.send("command_list_ok_begin", "ping", "foo", "ping", "command_list_end").output
-            == "list_OK\nACK [5@1] {} unknown command \"foo\"\n")
+        #expect(
+            try await session.send("command_list_ok_begin", "ping", "foo", "ping", "command_list_end").output
+                == "list_OK\nACK [5@1] {} unknown command \"foo\"\n")
         #expect(try await session.send("command_list_begin", "command_list_end").output == "OK\n")
-        #expect(try await session.send("command_list_begin", "command_list_begin", "command_list_end").output
-            == "ACK [5@0] {} unknown command \"command_list_begin\"\n")
+        #expect(
+            try await session.send("command_list_begin", "command_list_begin", "command_list_end").output
+                == "ACK [5@0] {} unknown command \"command_list_begin\"\n")
         let closed = try await session.send("command_list_begin", "ping", "close", "ping", "command_list_end")
         #expect(closed.output == "")
         #expect(!closed.open)
@@ -180,8 +186,9 @@ struct SessionLoopTests {
         #expect(all.hasPrefix("tagtype: Artist\ntagtype: ArtistSort\n"))
         #expect(!all.contains("Comment"))
         #expect(try await session.send("tagtypes clear", "tagtypes").output == "OK\nOK\n")
-        #expect(try await session.send("tagtypes enable title ARTIST", "tagtypes").output
-            == "OK\ntagtype: Artist\ntagtype: Title\nOK\n")
+        #expect(
+            try await session.send("tagtypes enable title ARTIST", "tagtypes").output
+                == "OK\ntagtype: Artist\ntagtype: Title\nOK\n")
         #expect(try await session.send("tagtypes disable artist", "tagtypes").output == "OK\ntagtype: Title\nOK\n")
         #expect(try await session.send("tagtypes reset album", "tagtypes").output == "OK\ntagtype: Album\nOK\n")
         #expect(try await session.send("tagtypes enable").output == "ACK [2@0] {tagtypes} Not enough arguments\n")
@@ -196,8 +203,9 @@ struct SessionLoopTests {
         let session = SessionHarness()
         #expect(try await session.send("protocol").output == "OK\n")
         #expect(try await session.send("protocol available").output == "feature: hide_playlists_in_root\nOK\n")
-        #expect(try await session.send("protocol enable HIDE_PLAYLISTS_IN_ROOT", "protocol").output
-            == "OK\nfeature: hide_playlists_in_root\nOK\n")
+        #expect(
+            try await session.send("protocol enable HIDE_PLAYLISTS_IN_ROOT", "protocol").output
+                == "OK\nfeature: hide_playlists_in_root\nOK\n")
         #expect(try await session.send("protocol clear", "protocol").output == "OK\nOK\n")
         #expect(try await session.send("protocol enable x").output == "ACK [2@0] {protocol} Unknown protocol feature\n")
         #expect(try await session.send("protocol bogus").output == "ACK [2@0] {protocol} Unknown sub command\n")
@@ -210,16 +218,18 @@ struct SessionLoopTests {
         #expect(session.loop.state.binaryLimit == 64)
         #expect(try await session.send("binarylimit 63").output == "ACK [2@0] {binarylimit} Value too small\n")
         #expect(try await session.send("binarylimit 8384512").output == "OK\n")
-        #expect(try await session.send("binarylimit 8384513").output
-            == "ACK [2@0] {binarylimit} Number too large: 8384513\n")
+        #expect(
+            try await session.send("binarylimit 8384513").output
+                == "ACK [2@0] {binarylimit} Number too large: 8384513\n")
         #expect(try await session.send("binarylimit x").output == "ACK [2@0] {binarylimit} Integer expected: x\n")
     }
 
     @Test("config is for local clients only")
     func config() async throws {
         let remote = SessionHarness()
-        #expect(try await remote.send("config").output
-            == "ACK [4@0] {config} Command only permitted to local clients\n")
+        #expect(
+            try await remote.send("config").output
+                == "ACK [4@0] {config} Command only permitted to local clients\n")
         let local = SessionHarness(isLocal: true)
         let output = try await local.send("config").output
         #expect(output.hasPrefix("music_directory: /"))
@@ -232,8 +242,9 @@ struct SessionLoopTests {
     @Test("decoders lists the catalog")
     func decoders() async throws {
         let session = SessionHarness()
-        #expect(try await session.send("decoders").output
-            == "plugin: ffmpeg\nsuffix: flac\nsuffix: mp3\nmime_type: audio/flac\nOK\n")
+        #expect(
+            try await session.send("decoders").output
+                == "plugin: ffmpeg\nsuffix: flac\nsuffix: mp3\nmime_type: audio/flac\nOK\n")
     }
 
     @Test("kill asks the server to stop and closes")
@@ -256,19 +267,24 @@ struct SessionLoopStickerTests {
         #expect(commands.contains("command: subscribe\n"))
         // notcommands looks at permissions only, as in MPD.
         #expect(try await session.send("notcommands").output == "OK\n")
-        #expect(try await session.send("sticker get song a b").output
-            == "ACK [5@0] {sticker} sticker database is disabled\n")
-        #expect(try await session.send("stickernames").output
-            == "ACK [5@0] {stickernames} sticker database is disabled\n")
+        #expect(
+            try await session.send("sticker get song a b").output
+                == "ACK [5@0] {sticker} sticker database is disabled\n")
+        #expect(
+            try await session.send("stickernames").output
+                == "ACK [5@0] {stickernames} sticker database is disabled\n")
     }
 
     @Test("a session's own message reaches it, with idle message once")
     func ownMessage() async throws {
         let session = SessionHarness()
-        #expect(try await session.send("subscribe me", "sendmessage me hi", "sendmessage me again").output == "OK\nOK\nOK\n")
+        #expect(
+            try await session.send("subscribe me", "sendmessage me hi", "sendmessage me again").output == "OK\nOK\nOK\n"
+        )
         #expect(try await session.send("idle message").output == "changed: message\nOK\n")
-        #expect(try await session.send("readmessages").output
-            == "channel: me\nmessage: hi\nchannel: me\nmessage: again\nOK\n")
+        #expect(
+            try await session.send("readmessages").output
+                == "channel: me\nmessage: hi\nchannel: me\nmessage: again\nOK\n")
         #expect(try await session.send("channels").output == "channel: me\nOK\n")
         session.loop.finish()
     }

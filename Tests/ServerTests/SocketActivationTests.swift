@@ -11,11 +11,13 @@ struct SocketActivationTests {
     @Test("descriptors 3… for this process, named by LISTEN_FDNAMES where it names them")
     func forThisProcess() throws {
         #expect(try passed(["LISTEN_PID": "42", "LISTEN_FDS": "1"]) == [.init(descriptor: 3, name: nil)])
-        #expect(try passed(["LISTEN_PID": "42", "LISTEN_FDS": "3", "LISTEN_FDNAMES": "tcp::unix"]) == [
-            .init(descriptor: 3, name: "tcp"), .init(descriptor: 4, name: nil), .init(descriptor: 5, name: "unix"),
-        ])
+        #expect(
+            try passed(["LISTEN_PID": "42", "LISTEN_FDS": "3", "LISTEN_FDNAMES": "tcp::unix"]) == [
+                .init(descriptor: 3, name: "tcp"), .init(descriptor: 4, name: nil), .init(descriptor: 5, name: "unix"),
+            ])
         // Fewer names than descriptors: the rest are unnamed.
-        #expect(try passed(["LISTEN_PID": "42", "LISTEN_FDS": "2", "LISTEN_FDNAMES": "tcp"]).map(\.name) == ["tcp", nil])
+        #expect(
+            try passed(["LISTEN_PID": "42", "LISTEN_FDS": "2", "LISTEN_FDNAMES": "tcp"]).map(\.name) == ["tcp", nil])
         #expect(try passed(["LISTEN_PID": "42", "LISTEN_FDS": "2", "LISTEN_FDNAMES": "tcp"])[0].label == "fd 3 (tcp)")
     }
 

@@ -1,5 +1,5 @@
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import MusicModel
 import Playback
 import Testing
@@ -48,7 +48,9 @@ struct StickerRulesTests {
         // twice, a modifier's word is left where the operator goes.
         #expect(throws: MPDError(.argument, "bad operator \"sort\"")) { try parse("r", "sort") }
         #expect(throws: MPDError(.argument, "bad operator \"sort\"")) { try parse("r", "sort", "uri", "sort", "value") }
-        #expect(throws: MPDError(.argument, "bad operator \"window\"")) { try parse("r", "window", "2:", "sort", "uri") }
+        #expect(throws: MPDError(.argument, "bad operator \"window\"")) {
+            try parse("r", "window", "2:", "sort", "uri")
+        }
         #expect(throws: MPDError(.argument, "Unknown sort tag \"name\"")) { try parse("r", "sort", "name") }
         #expect(throws: MPDError(.argument, "Unknown sort tag \"name\"")) { try parse("r", "sort", "-name") }
         #expect(throws: MPDError(.argument, "Integer or range expected: x")) { try parse("r", "window", "x") }
@@ -112,7 +114,10 @@ struct ChannelRegistryTests {
         #expect(!registry.send("x", on: "news", partition: "elsewhere"))
         #expect(firstInbox.beginWaiting(for: .all) == .message)
         #expect(secondInbox.beginWaiting(for: .all) == nil)
-        #expect(first.takeMessages() == [ChannelMessage(channel: "news", text: "one"), ChannelMessage(channel: "news", text: "two")])
+        #expect(
+            first.takeMessages() == [
+                ChannelMessage(channel: "news", text: "one"), ChannelMessage(channel: "news", text: "two"),
+            ])
         #expect(first.takeMessages().isEmpty)
         #expect(second.takeMessages().isEmpty)
         registry.close(first)

@@ -1,5 +1,5 @@
-import Settings
 import Foundation
+import Settings
 import Testing
 
 @Suite("configuration options")
@@ -25,7 +25,8 @@ struct ConfigurationLoaderTests {
         let defaults = TonearmConfiguration.defaults(environment: ["HOME": "/home/u"])
         #expect(defaults.stickerFile == "/home/u/.local/state/tonearm/stickers.sqlite")
         #expect(defaults.stickerPlayStats)
-        let (c, warnings) = try load("""
+        let (c, warnings) = try load(
+            """
             sticker_file "/var/lib/mpd/sticker.sql"
             sticker_play_stats "no"
             """)
@@ -52,13 +53,18 @@ struct ConfigurationLoaderTests {
         #expect(c.defaultPermissions == .all && c.localPermissions == .all)
         #expect(c.zeroconfEnabled && c.zeroconfName == "Tonearm @ %h")
         #expect(c.mixerType == .hardware && c.replayGain == .off && !c.autoUpdate)
-        #expect(TonearmConfiguration.defaults(environment: ["HOME": "/h"]).dbFile == "/h/.local/state/tonearm/database.sqlite")
-        #expect(TonearmConfiguration.defaults(environment: ["HOME": "/h", "XDG_MUSIC_DIR": "/srv/music"]).musicDirectory == "/srv/music")
+        #expect(
+            TonearmConfiguration.defaults(environment: ["HOME": "/h"]).dbFile
+                == "/h/.local/state/tonearm/database.sqlite")
+        #expect(
+            TonearmConfiguration.defaults(environment: ["HOME": "/h", "XDG_MUSIC_DIR": "/srv/music"]).musicDirectory
+                == "/srv/music")
     }
 
     @Test("paths expand ~ and XDG variables")
     func paths() throws {
-        let (c, warnings) = try load("""
+        let (c, warnings) = try load(
+            """
             music_directory "~/m"
             playlist_directory "$XDG_CONFIG_HOME/mpd/playlists"
             db_file "$HOME/db"
@@ -75,7 +81,8 @@ struct ConfigurationLoaderTests {
 
     @Test("bind_to_address forms, repeated, and an empty value resets the list")
     func bindAddresses() throws {
-        let (c, _) = try load("""
+        let (c, _) = try load(
+            """
             bind_to_address "gone"
             bind_to_address ""
             bind_to_address "any"
@@ -85,11 +92,14 @@ struct ConfigurationLoaderTests {
             bind_to_address "localhost"
             bind_to_address "~/.mpd/socket"
             """)
-        #expect(c.bindAddresses == [
-            .any(port: nil), .host("127.0.0.1", port: 6700), .host("::1", port: 6701), .host("::1", port: nil),
-            .host("localhost", port: nil), .unixSocket(path: "/home/u/.mpd/socket"),
-        ])
-        #expect(error("bind_to_address \"host:99999\"") == "t.conf:1: bind_to_address: \"host:99999\" is not an address, address:port or socket path")
+        #expect(
+            c.bindAddresses == [
+                .any(port: nil), .host("127.0.0.1", port: 6700), .host("::1", port: 6701), .host("::1", port: nil),
+                .host("localhost", port: nil), .unixSocket(path: "/home/u/.mpd/socket"),
+            ])
+        #expect(
+            error("bind_to_address \"host:99999\"")
+                == "t.conf:1: bind_to_address: \"host:99999\" is not an address, address:port or socket path")
     }
 
     @Test("sizes are KiB, as in MPD")
@@ -98,27 +108,43 @@ struct ConfigurationLoaderTests {
         #expect(c.maxCommandListSize == 16 * 1024)
         #expect(c.maxOutputBufferSize == 1024 * 1024)
         #expect(c.audioBufferSize == 4096 * 1024)
-        #expect(error("max_command_list_size \"0\"") == "t.conf:1: max_command_list_size: \"0\" is not a positive size in KiB")
+        #expect(
+            error("max_command_list_size \"0\"")
+                == "t.conf:1: max_command_list_size: \"0\" is not a positive size in KiB")
     }
 
-    @Test("bad values are errors naming the line", arguments: [
-        ("port \"http\"", "t.conf:1: port: \"http\" is not a number from 0 to 65535"),
-        ("\nmax_connections \"0\"", "t.conf:2: max_connections: \"0\" is not a number from 1"),
-        ("zeroconf_enabled \"maybe\"", "t.conf:1: zeroconf_enabled: \"maybe\" is not a boolean (yes or no)"),
-        ("log_level \"loud\"", "t.conf:1: log_level: \"loud\" is not one of error, warning, notice, info, verbose"),
-        ("mixer_type \"fancy\"", "t.conf:1: mixer_type: \"fancy\" is not one of hardware, software, none, null"),
-        ("replaygain_preamp \"20\"", "t.conf:1: replaygain_preamp: \"20\" is not a gain from -15 to 15 dB"),
-        ("password \"nopermissions\"", "t.conf:1: password: expected \"SECRET@permission,permission\""),
-        ("password \"s@read,fly\"", "t.conf:1: password: unknown permission \"fly\""),
-        ("default_permissions \"read,everything\"", "t.conf:1: default_permissions: unknown permission \"everything\""),
-        ("host_permissions \"10.0.0.1\"", "t.conf:1: host_permissions: expected \"ADDRESS[/PREFIX] permission,permission\""),
-        ("audio_output {\n name \"x\"\n}", "t.conf:1: audio_output: missing \"type\""),
-        ("audio_output {\n type \"null\"\n}", "t.conf:1: audio_output: missing \"name\""),
-        ("audio_output {\n type \"null\"\n name \"a\"\n enabled \"perhaps\"\n}", "t.conf:4: enabled: \"perhaps\" is not a boolean (yes or no)"),
-        ("sticker_play_stats \"often\"", "t.conf:1: sticker_play_stats: \"often\" is not a boolean (yes or no)"),
-        ("unix_socket_mode \"rw-rw----\"", "t.conf:1: unix_socket_mode: \"rw-rw----\" is not an octal mode such as 0660"),
-        ("unix_socket_mode \"1777\"", "t.conf:1: unix_socket_mode: \"1777\" is not an octal mode such as 0660"),
-    ])
+    @Test(
+        "bad values are errors naming the line",
+        arguments: [
+            ("port \"http\"", "t.conf:1: port: \"http\" is not a number from 0 to 65535"),
+            ("\nmax_connections \"0\"", "t.conf:2: max_connections: \"0\" is not a number from 1"),
+            ("zeroconf_enabled \"maybe\"", "t.conf:1: zeroconf_enabled: \"maybe\" is not a boolean (yes or no)"),
+            ("log_level \"loud\"", "t.conf:1: log_level: \"loud\" is not one of error, warning, notice, info, verbose"),
+            ("mixer_type \"fancy\"", "t.conf:1: mixer_type: \"fancy\" is not one of hardware, software, none, null"),
+            ("replaygain_preamp \"20\"", "t.conf:1: replaygain_preamp: \"20\" is not a gain from -15 to 15 dB"),
+            ("password \"nopermissions\"", "t.conf:1: password: expected \"SECRET@permission,permission\""),
+            ("password \"s@read,fly\"", "t.conf:1: password: unknown permission \"fly\""),
+            (
+                "default_permissions \"read,everything\"",
+                "t.conf:1: default_permissions: unknown permission \"everything\""
+            ),
+            (
+                "host_permissions \"10.0.0.1\"",
+                "t.conf:1: host_permissions: expected \"ADDRESS[/PREFIX] permission,permission\""
+            ),
+            ("audio_output {\n name \"x\"\n}", "t.conf:1: audio_output: missing \"type\""),
+            ("audio_output {\n type \"null\"\n}", "t.conf:1: audio_output: missing \"name\""),
+            (
+                "audio_output {\n type \"null\"\n name \"a\"\n enabled \"perhaps\"\n}",
+                "t.conf:4: enabled: \"perhaps\" is not a boolean (yes or no)"
+            ),
+            ("sticker_play_stats \"often\"", "t.conf:1: sticker_play_stats: \"often\" is not a boolean (yes or no)"),
+            (
+                "unix_socket_mode \"rw-rw----\"",
+                "t.conf:1: unix_socket_mode: \"rw-rw----\" is not an octal mode such as 0660"
+            ),
+            ("unix_socket_mode \"1777\"", "t.conf:1: unix_socket_mode: \"1777\" is not an octal mode such as 0660"),
+        ])
     func badValues(text: String, expected: String) {
         #expect(error(text) == expected)
     }
@@ -129,17 +155,21 @@ struct ConfigurationLoaderTests {
         #expect(c.defaultPermissions == .all && c.localPermissions == .all)
 
         (c, _) = try load("password \"secret@read,add,control,admin\"")
-        #expect(c.passwords == [PasswordEntry(password: "secret", permissions: [.read, .add, .control, .player, .admin])])
+        #expect(
+            c.passwords == [PasswordEntry(password: "secret", permissions: [.read, .add, .control, .player, .admin])])
         #expect(c.defaultPermissions == .none && c.localPermissions == .none)
 
         (c, _) = try load("password \"a@b@read\"\ndefault_permissions \"read\"")
         #expect(c.passwords.first?.password == "a@b")
         #expect(c.defaultPermissions == .read && c.localPermissions == .read)
 
-        (c, _) = try load("default_permissions \"read\"\nlocal_permissions \"read,admin\"\nhost_permissions \"192.168.1.0/24 read,control\"")
+        (c, _) = try load(
+            "default_permissions \"read\"\nlocal_permissions \"read,admin\"\nhost_permissions \"192.168.1.0/24 read,control\""
+        )
         #expect(c.defaultPermissions == .none)
         #expect(c.localPermissions == [.read, .admin])
-        #expect(c.hostPermissions == [HostPermission(address: "192.168.1.0/24", permissions: [.read, .control, .player])])
+        #expect(
+            c.hostPermissions == [HostPermission(address: "192.168.1.0/24", permissions: [.read, .control, .player])])
 
         (c, _) = try load("password \"x@read\"\npassword \"\"\npassword \"y@add\"")
         #expect(c.passwords == [PasswordEntry(password: "y", permissions: .add)])
@@ -152,7 +182,8 @@ struct ConfigurationLoaderTests {
 
     @Test("audio_output and partition blocks")
     func blocks() throws {
-        let (c, _) = try load("""
+        let (c, _) = try load(
+            """
             mixer_type "software"
             audio_output {
                 type "alsa"
@@ -175,15 +206,19 @@ struct ConfigurationLoaderTests {
         #expect(c.audioOutputs.map(\.name) == ["DAC", "snapcast"])
         #expect(c.audioOutputs[0].enabled == false && c.audioOutputs[0].mixerType == .hardware)
         #expect(c.audioOutputs[0].format == "44100:16:2" && c.audioOutputs[0].settings["device"] == "hw:1")
-        #expect(c.audioOutputs[1].enabled && c.audioOutputs[1].mixerType == nil && c.audioOutputs[1].settings["path"] == "/tmp/snapfifo")
+        #expect(
+            c.audioOutputs[1].enabled && c.audioOutputs[1].mixerType == nil
+                && c.audioOutputs[1].settings["path"] == "/tmp/snapfifo")
         #expect(c.partitions == ["kitchen"])
-        #expect(error("audio_output {\n type \"null\"\n name \"a\"\n}\naudio_output {\n type \"null\"\n name \"a\"\n}")
-            == "t.conf:5: audio_output: there is already an output named \"a\"")
+        #expect(
+            error("audio_output {\n type \"null\"\n name \"a\"\n}\naudio_output {\n type \"null\"\n name \"a\"\n}")
+                == "t.conf:5: audio_output: there is already an output named \"a\"")
     }
 
     @Test("a typical Debian mpd.conf loads, with one warning per option Tonearm does not use")
     func debianStyleFile() throws {
-        let (c, warnings) = try load("""
+        let (c, warnings) = try load(
+            """
             music_directory		"/var/lib/mpd/music"
             playlist_directory		"/var/lib/mpd/playlists"
             db_file			"/var/lib/mpd/tag_cache"
@@ -211,7 +246,10 @@ struct ConfigurationLoaderTests {
         #expect(c.bindAddresses == [.host("localhost", port: nil)])
         #expect(c.audioOutputs.map(\.type) == ["alsa"])
         #expect(warnings.count == 7)
-        #expect(warnings.contains("t.conf:4: \"log_file\" has no effect in Tonearm: logs go to standard error (the journal under systemd)"))
+        #expect(
+            warnings.contains(
+                "t.conf:4: \"log_file\" has no effect in Tonearm: logs go to standard error (the journal under systemd)"
+            ))
         #expect(warnings.contains("t.conf:10: \"input\" block has no effect in Tonearm: only local files are played"))
         #expect(warnings.last == "t.conf:22: unknown option \"some_future_option\" (ignored)")
     }
@@ -219,11 +257,14 @@ struct ConfigurationLoaderTests {
     @Test("without a file the search path is tried, then the defaults apply")
     func searchPath() throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("tonearm-home-\(getpid())")
-        try FileManager.default.createDirectory(at: home.appendingPathComponent(".mpd"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: home.appendingPathComponent(".mpd"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }
         let loader = ConfigurationLoader(environment: ["HOME": home.path])
-        let expected: [String] = ["/.config/tonearm/tonearm.conf", "/.config/mpd/mpd.conf", "/.mpdconf", "/.mpd/mpd.conf"]
-            .map { home.path + $0 }
+        let expected: [String] = [
+            "/.config/tonearm/tonearm.conf", "/.config/mpd/mpd.conf", "/.mpdconf", "/.mpd/mpd.conf",
+        ]
+        .map { home.path + $0 }
         #expect(Array(loader.searchPath.prefix(4)) == expected)
         if !FileManager.default.fileExists(atPath: "/etc/tonearm.conf") {
             let loaded = try loader.load(file: nil)

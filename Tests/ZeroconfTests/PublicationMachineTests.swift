@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Zeroconf
 
 /// The publisher's rules, fed Avahi's states the way the daemon reports them.
@@ -67,12 +68,14 @@ struct PublicationMachineTests {
             #expect(actions.last == .scheduleRetry)
             allWarnings += warnings(actions)
         }
-        #expect(allWarnings == [
-            "Avahi is not available (Daemon not running); serving without it, retrying in the background"
-        ])
+        #expect(
+            allWarnings == [
+                "Avahi is not available (Daemon not running); serving without it, retrying in the background"
+            ])
         // Once it works and fails again, the new outage is reported again.
         _ = machine.handle(.daemonRunning)
-        #expect(warnings(machine.handle(.clientFailed(reason: "Daemon connection failed", disconnected: true))).count == 1)
+        #expect(
+            warnings(machine.handle(.clientFailed(reason: "Daemon connection failed", disconnected: true))).count == 1)
     }
 
     @Test("a collision renames to Avahi's alternative and publishes that, again and again")
@@ -80,15 +83,22 @@ struct PublicationMachineTests {
         var machine = PublicationMachine(name: "Living room", port: 1)
         _ = machine.handle(.daemonRunning)
         let local = machine.handle(.nameCollision(byThisHost: true))
-        #expect(local == [
-            .log(.warning, "the name 'Living room' is taken by another service on this host, renaming the service to 'Living room #2'"),
-            .publish(name: "Living room #2"),
-        ])
+        #expect(
+            local == [
+                .log(
+                    .warning,
+                    "the name 'Living room' is taken by another service on this host, renaming the service to 'Living room #2'"
+                ),
+                .publish(name: "Living room #2"),
+            ])
         let remote = machine.handle(.nameCollision(byThisHost: false))
-        #expect(remote == [
-            .log(.warning, "the name 'Living room #2' is taken on the network, renaming the service to 'Living room #3'"),
-            .publish(name: "Living room #3"),
-        ])
+        #expect(
+            remote == [
+                .log(
+                    .warning,
+                    "the name 'Living room #2' is taken on the network, renaming the service to 'Living room #3'"),
+                .publish(name: "Living room #3"),
+            ])
         #expect(machine.name == "Living room #3")
         // The renamed service keeps its name when the daemon restarts.
         _ = machine.handle(.clientFailed(reason: "gone", disconnected: true))

@@ -28,8 +28,9 @@ public func fuzzPlaylistFormats(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
     // What `save` writes (one entry a line) must read back as the same entries, unless an
     // entry ends in a carriage return, which the reader takes for a CRLF line end.
     let written = editing.filter { $0.unicodeScalars.last != "\r" }
-    precondition(PlaylistFormat.m3uEntries(PlaylistFormat.m3uText(written), stripWhitespace: false) == written,
-                 "a written stored playlist read back differently")
+    precondition(
+        PlaylistFormat.m3uEntries(PlaylistFormat.m3uText(written), stripWhitespace: false) == written,
+        "a written stored playlist read back differently")
 
     let resolver = PlaylistEntryResolver(musicDirectory: "/music/")
     let base = PlaylistEntryResolver.folder(of: firstLine)
@@ -38,8 +39,9 @@ public func fuzzPlaylistFormats(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
         guard target.isLibraryURI else { continue }
         precondition(PlaylistEntryResolver.isSafeLocal(target.uri), "an unsafe library URI")
         precondition(!target.uri.hasPrefix("/"), "a library URI is absolute")
-        precondition(PlaylistEntryResolver.squashDotSegments(target.uri) == target.uri,
-                     "dot segments left in a library URI")
+        precondition(
+            PlaylistEntryResolver.squashDotSegments(target.uri) == target.uri,
+            "dot segments left in a library URI")
     }
     return 0
 }

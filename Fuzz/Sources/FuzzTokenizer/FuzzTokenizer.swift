@@ -17,10 +17,12 @@ public func fuzzTokenizer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     precondition(request.arguments.count <= Tokenizer.maximumArguments, "more arguments than MPD allows")
     precondition(request.command.utf8.first.map(isLetter) == true, "a command word must start with a letter")
-    precondition(request.command.utf8.allSatisfy { isLetter($0) || (0x30...0x39).contains($0) || $0 == 0x5F },
-                 "a command word holds letters, digits and underscores only")
-    precondition(request.invalidUTF8Arguments.allSatisfy { request.arguments.indices.contains($0) },
-                 "an invalid-UTF-8 index names no argument")
+    precondition(
+        request.command.utf8.allSatisfy { isLetter($0) || (0x30...0x39).contains($0) || $0 == 0x5F },
+        "a command word holds letters, digits and underscores only")
+    precondition(
+        request.invalidUTF8Arguments.allSatisfy { request.arguments.indices.contains($0) },
+        "an invalid-UTF-8 index names no argument")
     // Replacement characters stand in for invalid bytes, so only valid requests round-trip.
     guard request.invalidUTF8Arguments.isEmpty else { return 0 }
 

@@ -1,7 +1,7 @@
 public import MusicModel
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension FilterExpression {

@@ -82,9 +82,10 @@ extension FilterExpression {
 
     /// MPD's `uri_safe_local`: not empty, and no segment empty, `.` or `..`.
     static func isSafeLocalURI(_ uri: String) -> Bool {
-        !uri.isEmpty && uri.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).allSatisfy {
-            !$0.isEmpty && !$0.elementsEqual(".".utf8) && !$0.elementsEqual("..".utf8)
-        }
+        !uri.isEmpty
+            && uri.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).allSatisfy {
+                !$0.isEmpty && !$0.elementsEqual(".".utf8) && !$0.elementsEqual("..".utf8)
+            }
     }
 }
 
@@ -213,16 +214,17 @@ struct ExpressionParser {
 
     /// The word operators: the text including its trailing space, and what it means.
     /// `foldCase` `nil` takes the command's default.
-    private static let wordOperators: [(text: StaticString, operator: StringPredicate.Operator, negated: Bool, foldCase: Bool?)] = [
-        ("contains ", .contains, false, nil), ("!contains ", .contains, true, nil),
-        ("contains_cs ", .contains, false, false), ("!contains_cs ", .contains, true, false),
-        ("contains_ci ", .contains, false, true), ("!contains_ci ", .contains, true, true),
-        ("starts_with ", .startsWith, false, nil), ("!starts_with ", .startsWith, true, nil),
-        ("starts_with_cs ", .startsWith, false, false), ("!starts_with_cs ", .startsWith, true, false),
-        ("starts_with_ci ", .startsWith, false, true), ("!starts_with_ci ", .startsWith, true, true),
-        ("eq_cs ", .equals, false, false), ("!eq_cs ", .equals, true, false),
-        ("eq_ci ", .equals, false, true), ("!eq_ci ", .equals, true, true),
-    ]
+    private static let wordOperators:
+        [(text: StaticString, operator: StringPredicate.Operator, negated: Bool, foldCase: Bool?)] = [
+            ("contains ", .contains, false, nil), ("!contains ", .contains, true, nil),
+            ("contains_cs ", .contains, false, false), ("!contains_cs ", .contains, true, false),
+            ("contains_ci ", .contains, false, true), ("!contains_ci ", .contains, true, true),
+            ("starts_with ", .startsWith, false, nil), ("!starts_with ", .startsWith, true, nil),
+            ("starts_with_cs ", .startsWith, false, false), ("!starts_with_cs ", .startsWith, true, false),
+            ("starts_with_ci ", .startsWith, false, true), ("!starts_with_ci ", .startsWith, true, true),
+            ("eq_cs ", .equals, false, false), ("!eq_cs ", .equals, true, false),
+            ("eq_ci ", .equals, false, true), ("!eq_ci ", .equals, true, true),
+        ]
 
     /// A string operator and its quoted operand (MPD's `ParseStringFilter`).
     private mutating func parseStringPredicate() throws(MPDError) -> StringPredicate {
@@ -274,7 +276,8 @@ struct ExpressionParser {
 
     /// MPD's `IsTagNameChar`: an ASCII letter, `_` or `-`.
     private static func isWordByte(_ byte: UInt8) -> Bool {
-        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "-")
     }
 
     /// MPD's `ExpectQuoted`: a value in `"` or `'` in which a backslash takes the next byte

@@ -39,7 +39,9 @@ enum ISO8601 {
         }
 
         let dashed: [Field] = [.year, .literal(UInt8(ascii: "-")), .month, .literal(UInt8(ascii: "-")), .day]
-        guard var index = scan(bytes, from: 0, dashed, into: &time) ?? scan(bytes, from: 0, [.year, .month, .day], into: &time)
+        guard
+            var index = scan(bytes, from: 0, dashed, into: &time)
+                ?? scan(bytes, from: 0, [.year, .month, .day], into: &time)
         else { throw MPDError(.argument, "Failed to parse date") }
 
         if byte(bytes, index) == UInt8(ascii: "T") {

@@ -12,7 +12,9 @@ extension SortOrder {
         if descending { name = name.dropFirst() }
         if ASCII.equalsIgnoringCase(name, "Last-Modified") { return SortOrder(.lastModified, descending: descending) }
         if ASCII.equalsIgnoringCase(name, "Added") { return SortOrder(.added, descending: descending) }
-        if allowsPriority, ASCII.equalsIgnoringCase(name, "prio") { return SortOrder(.priority, descending: descending) }
+        if allowsPriority, ASCII.equalsIgnoringCase(name, "prio") {
+            return SortOrder(.priority, descending: descending)
+        }
         guard let tag = ASCII.tag(named: name) else { throw MPDError(.argument, "Unknown sort tag") }
         return SortOrder(.tag(tag), descending: descending)
     }

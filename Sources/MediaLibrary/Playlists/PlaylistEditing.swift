@@ -27,7 +27,8 @@ extension StoredPlaylists {
     /// they were taken out (`playlistmove`).
     /// - Throws: ``LibraryError/rangeOutOfBounds`` when the range passes the end or the
     ///   destination does not fit.
-    package static func move(_ range: Range<Int>, to destination: Int, in entries: inout [String]) throws(LibraryError) {
+    package static func move(_ range: Range<Int>, to destination: Int, in entries: inout [String]) throws(LibraryError)
+    {
         guard range.upperBound <= entries.count, destination <= entries.count - range.count else {
             throw .rangeOutOfBounds
         }

@@ -3,8 +3,8 @@ import GRDB
 public import MusicModel
 
 #if canImport(Glibc)
-import Glibc
-import PlaylistFormats
+    import Glibc
+    import PlaylistFormats
 #endif
 
 /// What the library offers the playlist commands: the entries of playlist files in the music
@@ -32,7 +32,10 @@ extension Library {
         var found: [String: Song] = [:]
         try await forEachBatch(of: uris) { batch, placeholders in
             let songs = try store.read { db in
-                try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri IN (\(placeholders))", batch.map { $0 as (any DatabaseValueConvertible)? }))
+                try LibraryStore.fetchSongs(
+                    db,
+                    where: SQLFragment(
+                        "s.uri IN (\(placeholders))", batch.map { $0 as (any DatabaseValueConvertible)? }))
             }
             for song in songs { found[song.uri] = song }
         }
@@ -43,7 +46,8 @@ extension Library {
     /// - Throws: ``LibraryError/invalidRegularExpression(pattern:syntax:)`` or
     ///   ``LibraryError/noSuchDirectory(_:)`` (a `base` naming nothing in the database), as
     ///   `search` does.
-    public func uris(matching filter: FilterExpression, among uris: some Collection<String>) async throws -> Set<String> {
+    public func uris(matching filter: FilterExpression, among uris: some Collection<String>) async throws -> Set<String>
+    {
         try Self.validateRegexes(filter)
         let condition = FilterSQL.condition(filter)
         var matching: Set<String> = []

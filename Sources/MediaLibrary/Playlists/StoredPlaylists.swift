@@ -2,8 +2,8 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
-import PlaylistFormats
+    import Glibc
+    import PlaylistFormats
 #endif
 
 /// A stored playlist as `listplaylists` shows it.
@@ -75,7 +75,8 @@ public final class StoredPlaylists: Sendable {
 
     /// MPD's `spl_valid_name`: not empty, no `/`, no line break.
     public static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && !name.utf8.contains { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
+        !name.isEmpty
+            && !name.utf8.contains { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
     }
 
     /// Throws ``LibraryError/invalidPlaylistName(_:)`` unless ``isValidName(_:)``.
@@ -101,7 +102,7 @@ public final class StoredPlaylists: Sendable {
         while let entry = readdir(handle) {
             let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
             guard bytes.count > 4, bytes.suffix(4).elementsEqual(".m3u".utf8), !bytes.contains(UInt8(ascii: "\n")),
-                  let name = String(validating: bytes.dropLast(4), as: UTF8.self)
+                let name = String(validating: bytes.dropLast(4), as: UTF8.self)
             else { continue }
             var info = stat()
             guard stat(directory + "/" + name + ".m3u", &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }

@@ -26,18 +26,26 @@ extension Library {
     ) async throws -> (entries: [LibraryEntry], next: Int64?)? {
         try store.read { db in
             var entries: [LibraryEntry] = []
-            let walked = try Self.forEachWalkRow(db, path, recursive: recursive, details: details, after: cursor, limit: limit,
-                                                 full: { false }) { row in
+            let walked = try Self.forEachWalkRow(
+                db, path, recursive: recursive, details: details, after: cursor, limit: limit,
+                full: { false }
+            ) { row in
                 switch row {
                 case .directory(let path, let lastModified):
-                    entries.append(.directory(LibraryDirectory(path: String(decoding: path, as: UTF8.self), lastModified: lastModified)))
+                    entries.append(
+                        .directory(
+                            LibraryDirectory(path: String(decoding: path, as: UTF8.self), lastModified: lastModified)))
                 case .playlist(let uri, let lastModified):
-                    entries.append(.playlist(PlaylistFile(uri: String(decoding: uri, as: UTF8.self), lastModified: lastModified)))
+                    entries.append(
+                        .playlist(PlaylistFile(uri: String(decoding: uri, as: UTF8.self), lastModified: lastModified)))
                 case .song(let record):
                     entries.append(.song(Song(record)))
                 case .songURI(let uri):
-                    entries.append(.song(Song(uri: String(decoding: uri, as: UTF8.self), lastModified: 0, added: 0,
-                                              audioFormat: nil, duration: nil, tags: [])))
+                    entries.append(
+                        .song(
+                            Song(
+                                uri: String(decoding: uri, as: UTF8.self), lastModified: 0, added: 0,
+                                audioFormat: nil, duration: nil, tags: [])))
                 }
             }
             return walked.found ? (entries, walked.next) : nil
@@ -61,8 +69,10 @@ extension Library {
         _ body: (WalkRow, inout Sink) -> Void
     ) async throws -> (found: Bool, next: Int64?) {
         try store.read { db in
-            try Self.forEachWalkRow(db, path, recursive: recursive, details: details, after: cursor, limit: limit,
-                                    full: { sink.count >= maximumBytes }) { row in
+            try Self.forEachWalkRow(
+                db, path, recursive: recursive, details: details, after: cursor, limit: limit,
+                full: { sink.count >= maximumBytes }
+            ) { row in
                 body(row, &sink)
             }
         }
@@ -89,13 +99,16 @@ extension Library {
         // the root. Its position is before its subtree's, so it leads the first page.
         if recursive && cursor < directory.ord && limit > 0 {
             var own = directory.directory.path
-            try own.withUTF8 { try body(.directory(path: UnsafeRawBufferPointer($0), lastModified: directory.directory.lastModified)) }
+            try own.withUTF8 {
+                try body(.directory(path: UnsafeRawBufferPointer($0), lastModified: directory.directory.lastModified))
+            }
             count = 1
             last = directory.ord
         }
         // A directory's own entries are those with it as parent; its subtree is an ord range.
         let start = max(cursor, directory.ord)
-        let values = (recursive ? [start, directory.ordEnd] : [start, directory.ordEnd, directory.id]).map(\.databaseValue)
+        let values = (recursive ? [start, directory.ordEnd] : [start, directory.ordEnd, directory.id]).map(
+            \.databaseValue)
         let kinds: [WalkQuery.Kind] = [.directories, .playlists, details ? .songs : .songURIs]
         var queries = try kinds.map { try RawCursor(db, WalkQuery.sql($0, recursive: recursive, limit: limit), values) }
         defer { for query in queries { query.reset() } }
@@ -154,10 +167,14 @@ enum WalkQuery {
         switch kind {
         case .directories: (columns, table, alias, parent) = ("d.ord, d.path, d.mtime", "directory d", "d", "parent")
         case .playlists: (columns, table, alias, parent) = ("p.ord, p.uri, p.mtime", "playlistFile p", "p", "directory")
-        case .songs: (columns, table, alias, parent) = ("s.ord, \(LibraryStore.songColumns)", LibraryStore.songsWithTags, "s", "directory")
+        case .songs:
+            (columns, table, alias, parent) = (
+                "s.ord, \(LibraryStore.songColumns)", LibraryStore.songsWithTags, "s", "directory"
+            )
         case .songURIs: (columns, table, alias, parent) = ("s.ord, s.uri", "song s", "s", "directory")
         }
         let own = recursive ? "" : " AND \(alias).\(parent) = ?"
-        return "SELECT \(columns) FROM \(table) WHERE \(alias).ord > ? AND \(alias).ord <= ?\(own) ORDER BY \(alias).ord LIMIT \(limit)"
+        return
+            "SELECT \(columns) FROM \(table) WHERE \(alias).ord > ? AND \(alias).ord <= ?\(own) ORDER BY \(alias).ord LIMIT \(limit)"
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A file or folder on disk, as `listfiles` shows it.
@@ -41,8 +41,10 @@ extension Library {
             guard (followingLinks ? stat(entryPath, &info) : lstat(entryPath, &info)) == 0 else { continue }
             let kind = info.st_mode & S_IFMT
             guard kind == S_IFDIR || kind == S_IFREG else { continue }
-            entries.append(DiskEntry(name: name, isDirectory: kind == S_IFDIR, size: Int64(info.st_size),
-                                     mtime: Int64(info.st_mtim.tv_sec)))
+            entries.append(
+                DiskEntry(
+                    name: name, isDirectory: kind == S_IFDIR, size: Int64(info.st_size),
+                    mtime: Int64(info.st_mtim.tv_sec)))
         }
         return entries
     }

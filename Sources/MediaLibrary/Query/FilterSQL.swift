@@ -239,7 +239,7 @@ enum FilterSQL {
     /// trigram index: a folded substring of three characters or more.
     static func usesTrigramIndex(_ predicate: StringPredicate, tag: TagType?) -> Bool {
         guard predicate.operator == .contains, predicate.foldCase,
-              TextFolding.fold(predicate.value).unicodeScalars.count >= 3
+            TextFolding.fold(predicate.value).unicodeScalars.count >= 3
         else { return false }
         return tag.map(Schema.fullTextTags.contains) ?? true
     }

@@ -24,8 +24,9 @@ extension Library {
                 if let window = selection.window, let end = window.end {
                     limit = " LIMIT \(max(0, end - window.start)) OFFSET \(window.start)"
                 }
-                ids = try Int64.fetchAll(db, sql: "SELECT s.id FROM song s WHERE \(condition.sql) ORDER BY s.ord\(limit)",
-                                         arguments: StatementArguments(condition.arguments))
+                ids = try Int64.fetchAll(
+                    db, sql: "SELECT s.id FROM song s WHERE \(condition.sql) ORDER BY s.ord\(limit)",
+                    arguments: StatementArguments(condition.arguments))
                 if !limit.isEmpty { return ids }
             }
             if let window = selection.window {
@@ -42,22 +43,31 @@ extension Library {
     }
 
     /// MPD's `sort`: a stable sort of the matching songs in database order by the key.
-    private static func sortedIDs(_ db: Database, _ condition: SQLFragment, _ sort: MusicModel.SortOrder) throws -> [Int64] {
+    private static func sortedIDs(_ db: Database, _ condition: SQLFragment, _ sort: MusicModel.SortOrder) throws
+        -> [Int64]
+    {
         switch sort.key {
         case .lastModified, .added:
             let column = sort.key == .added ? "s.added" : "s.mtime"
             let direction = sort.descending ? "DESC" : "ASC"
-            return try Int64.fetchAll(db, sql: "SELECT s.id FROM song s WHERE \(condition.sql) ORDER BY \(column) \(direction), s.ord",
-                                      arguments: StatementArguments(condition.arguments))
+            return try Int64.fetchAll(
+                db, sql: "SELECT s.id FROM song s WHERE \(condition.sql) ORDER BY \(column) \(direction), s.ord",
+                arguments: StatementArguments(condition.arguments))
         case .priority:
             // Every database song has priority 0: the order stays the database order.
-            return try Int64.fetchAll(db, sql: "SELECT s.id FROM song s WHERE \(condition.sql) ORDER BY s.ord",
-                                      arguments: StatementArguments(condition.arguments))
+            return try Int64.fetchAll(
+                db, sql: "SELECT s.id FROM song s WHERE \(condition.sql) ORDER BY s.ord",
+                arguments: StatementArguments(condition.arguments))
         case .tag(let tag):
             let chain = [tag] + TagFallback.chain(for: tag)
-            let values = chain.map { _ in "(SELECT value FROM songTag WHERE song = s.id AND tag = ? ORDER BY id LIMIT 1)" }
-            let sql = "SELECT s.id, COALESCE(\(values.joined(separator: ", ")), '') FROM song s WHERE \(condition.sql) ORDER BY s.ord"
-            let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(chain.map { Int64($0.rawValue).databaseValue } + condition.arguments))
+            let values = chain.map { _ in
+                "(SELECT value FROM songTag WHERE song = s.id AND tag = ? ORDER BY id LIMIT 1)"
+            }
+            let sql =
+                "SELECT s.id, COALESCE(\(values.joined(separator: ", ")), '') FROM song s WHERE \(condition.sql) ORDER BY s.ord"
+            let rows = try Row.fetchAll(
+                db, sql: sql,
+                arguments: StatementArguments(chain.map { Int64($0.rawValue).databaseValue } + condition.arguments))
             let keyed: [(id: Int64, value: String)] = rows.map { ($0[0], $0[1]) }
             let numeric = tag == .track || tag == .disc
             // Swift's sort is not stable; the original index breaks ties as MPD's stable sort keeps them.

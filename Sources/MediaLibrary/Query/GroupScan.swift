@@ -55,7 +55,9 @@ struct GroupScan<Consumer: GroupConsumer> {
     static func source(_ condition: SQLFragment?) -> SQLFragment {
         // Unfiltered, the function is the only condition (a little cheaper than an aggregate
         // of it); with a filter, the aggregate guarantees it sees only the matching rows.
-        guard let condition else { return SQLFragment("SELECT count(*) FROM songTagList WHERE mpd_visit(?, tags, duration)") }
+        guard let condition else {
+            return SQLFragment("SELECT count(*) FROM songTagList WHERE mpd_visit(?, tags, duration)")
+        }
         return SQLFragment(
             """
             SELECT count(mpd_visit(?, g.tags, g.duration)) FROM songTagList g
@@ -79,8 +81,9 @@ struct GroupScan<Consumer: GroupConsumer> {
             ends.free()
         }
         try withUnsafeMutablePointer(to: &self) { scan in
-            try RowVisitor.run(db, source.sql, arguments: source.arguments, cached: condition == nil,
-                               visitor: RowVisitor(function: visit, context: UnsafeMutableRawPointer(scan)))
+            try RowVisitor.run(
+                db, source.sql, arguments: source.arguments, cached: condition == nil,
+                visitor: RowVisitor(function: visit, context: UnsafeMutableRawPointer(scan)))
         }
     }
 

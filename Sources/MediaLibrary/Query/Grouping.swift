@@ -40,7 +40,9 @@ extension Library {
 
     /// The distinct combinations of the levels' values over the songs matching `condition`
     /// (all songs, from the cached columns, when `nil`), sorted by bytes level by level.
-    static func combinations(_ db: Database, _ condition: SQLFragment?, levels: [TagType], cache: TagColumnCache) throws -> [[String]] {
+    static func combinations(_ db: Database, _ condition: SQLFragment?, levels: [TagType], cache: TagColumnCache) throws
+        -> [[String]]
+    {
         var consumer = Combinations(levels: levels.count)
         let values: [Interner]
         let orders: [(ids: [Int32], ranks: [Int32])]
@@ -74,7 +76,9 @@ extension Library {
                 return [values[0].string(orders[0].ids[Int(pair >> 32)]), innerValue]
             }
         }
-        let ranked = consumer.combinations.map { ids in ids.enumerated().map { orders[$0.offset].ranks[Int($0.element)] } }
+        let ranked = consumer.combinations.map { ids in
+            ids.enumerated().map { orders[$0.offset].ranks[Int($0.element)] }
+        }
         return ranked.sorted { $0.lexicographicallyPrecedes($1) }.map { row in
             row.enumerated().map { level, rank in values[level].string(orders[level].ids[Int(rank)]) }
         }
@@ -97,8 +101,9 @@ extension Library {
             if let filter = selection.filter { try Self.validateBase(db, filter) }
             guard let group = selection.group else {
                 let condition = condition ?? .alwaysTrue
-                let row = try Row.fetchOne(db, sql: "SELECT count(*), total(duration) FROM song s WHERE \(condition.sql)",
-                                           arguments: StatementArguments(condition.arguments))
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT count(*), total(duration) FROM song s WHERE \(condition.sql)",
+                    arguments: StatementArguments(condition.arguments))
                 return [CountGroup(value: nil, songs: row?[0] ?? 0, playtime: row?[1] ?? 0)]
             }
             return try Self.countGroups(db, condition, group: group, cache: store.tagColumns)
@@ -108,7 +113,9 @@ extension Library {
     /// The songs and playtime per value of `group` over the songs matching `condition` (all
     /// songs, from the cached column, when `nil`), sorted by bytes. A song counts once for each
     /// distinct value it has.
-    static func countGroups(_ db: Database, _ condition: SQLFragment?, group: TagType, cache: TagColumnCache) throws -> [CountGroup] {
+    static func countGroups(_ db: Database, _ condition: SQLFragment?, group: TagType, cache: TagColumnCache) throws
+        -> [CountGroup]
+    {
         var totals = Totals()
         let values: Interner
         let order: [Int32]

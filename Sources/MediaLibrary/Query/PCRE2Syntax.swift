@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// PCRE2's verdict on a `=~` pattern, for the error a bad one answers.
@@ -43,9 +43,11 @@ enum PCRE2Syntax {
     /// The three functions of libpcre2-8 this needs, looked up once.
     private struct Library: Sendable {
         /// `pcre2_compile_8(pattern, length, options, &errorcode, &erroroffset, context)`.
-        typealias Compile = @convention(c) (
-            UnsafePointer<CChar>?, Int, UInt32, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int>?, OpaquePointer?
-        ) -> OpaquePointer?
+        typealias Compile =
+            @convention(c) (
+                UnsafePointer<CChar>?, Int, UInt32, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int>?,
+                OpaquePointer?
+            ) -> OpaquePointer?
         /// `pcre2_code_free_8(code)`.
         typealias Free = @convention(c) (OpaquePointer?) -> Void
         /// `pcre2_get_error_message_8(errorcode, buffer, length)`.
@@ -58,9 +60,9 @@ enum PCRE2Syntax {
         /// The library, or `nil` when it cannot be loaded.
         static let shared: Library? = {
             guard let handle = dlopen("libpcre2-8.so.0", RTLD_NOW | RTLD_LOCAL),
-                  let compile = dlsym(handle, "pcre2_compile_8"),
-                  let free = dlsym(handle, "pcre2_code_free_8"),
-                  let message = dlsym(handle, "pcre2_get_error_message_8")
+                let compile = dlsym(handle, "pcre2_compile_8"),
+                let free = dlsym(handle, "pcre2_code_free_8"),
+                let message = dlsym(handle, "pcre2_get_error_message_8")
             else { return nil }
             // Loaded for the life of the process: never closed.
             return Library(

@@ -1,6 +1,6 @@
-public import MusicModel
 import GRDB
 import GRDBSQLite
+public import MusicModel
 
 /// A song's stored fields as SQLite holds them, for printing without building a ``Song``.
 ///
@@ -82,7 +82,10 @@ extension Library {
             var count = 0
             try RawRow.forEach(
                 db, "SELECT s.ord, s.id, s.uri FROM song s WHERE (s.ord, s.id) > (?, ?) ORDER BY s.ord, s.id LIMIT ?",
-                arguments: [(cursor?.ord ?? Int64.min).databaseValue, (cursor?.id ?? Int64.min).databaseValue, limit.databaseValue],
+                arguments: [
+                    (cursor?.ord ?? Int64.min).databaseValue, (cursor?.id ?? Int64.min).databaseValue,
+                    limit.databaseValue,
+                ],
                 cached: true
             ) { row in
                 sink.append("file", bytes: row.blob(2))

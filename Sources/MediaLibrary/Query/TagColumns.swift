@@ -148,7 +148,9 @@ final class TagColumnCache: Sendable {
         }
         let recorder = scan.consumer
         let columns = tags.indices.map { level in
-            TagColumn(tag: tags[level], offsets: recorder.offsets[level], ids: recorder.ids[level], values: scan.interners[level])
+            TagColumn(
+                tag: tags[level], offsets: recorder.offsets[level], ids: recorder.ids[level],
+                values: scan.interners[level])
         }
         return (columns, recorder.durations)
     }
@@ -183,7 +185,8 @@ struct ColumnRecorder: GroupConsumer {
 enum ColumnWalk {
     /// Hands every song's ids of `columns` (all of one build state, as the cache returns them)
     /// and duration to `consumer`.
-    static func run<Consumer: GroupConsumer>(_ columns: [TagColumn], durations: [Double], into consumer: inout Consumer) {
+    static func run<Consumer: GroupConsumer>(_ columns: [TagColumn], durations: [Double], into consumer: inout Consumer)
+    {
         let songs = columns.first?.songs ?? 0
         let levels = columns.count
         var ids = Scratch<Int32>()
@@ -223,8 +226,10 @@ enum ColumnWalk {
                     for index in 0..<ids.count { previous.append(ids[index]) }
                     for level in 0..<levels { previousEnds[level] = ends[level] }
                 }
-                consumer.consume(SongValues(ids: ids.buffer, ends: ends.buffer, repeatsPrevious: repeats,
-                                            duration: durations[song]))
+                consumer.consume(
+                    SongValues(
+                        ids: ids.buffer, ends: ends.buffer, repeatsPrevious: repeats,
+                        duration: durations[song]))
             }
         }
     }

@@ -3,8 +3,8 @@ public import Logging
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
-import Platform
+    import Glibc
+    import Platform
 #endif
 
 /// Watches the music directory with Linux inotify for `auto_update`, as MPD's `InotifyUpdate`
@@ -40,7 +40,8 @@ public final class DirectoryWatcher: Sendable {
     /// MPD's watch mask: writes, creations, deletions and moves in a directory, and the
     /// directory's own removal. `IN_ONLYDIR` makes a watch on something that stopped being a
     /// directory fail rather than watch a file.
-    static let mask = UInt32(IN_ONLYDIR) | UInt32(IN_ATTRIB | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE)
+    static let mask =
+        UInt32(IN_ONLYDIR) | UInt32(IN_ATTRIB | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE)
         | UInt32(IN_DELETE_SELF | IN_MOVE | IN_MOVE_SELF)
 
     private struct Watch {
@@ -179,8 +180,10 @@ public final class DirectoryWatcher: Sendable {
         }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while !stopping {
-            var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0),
+            ]
             if poll(&fds, 2, -1) < 0 {
                 if errno == EINTR { continue }
                 logger.error("auto_update stops: \(Failure("poll"))")

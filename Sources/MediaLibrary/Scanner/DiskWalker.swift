@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the scanner found on disk below one directory.
@@ -58,7 +58,8 @@ struct DiskWalker {
         guard followedStat(path(of: uri), &info) else { return .missing }
         switch info.st_mode & S_IFMT {
         case S_IFDIR: return .directory(mtime: Int64(info.st_mtim.tv_sec))
-        case S_IFREG: return .file(DiskTree.File(uri: uri, mtime: Int64(info.st_mtim.tv_sec), size: Int64(info.st_size)))
+        case S_IFREG:
+            return .file(DiskTree.File(uri: uri, mtime: Int64(info.st_mtim.tv_sec), size: Int64(info.st_size)))
         default: return .missing
         }
     }

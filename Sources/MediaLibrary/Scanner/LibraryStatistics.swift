@@ -17,10 +17,14 @@ public struct LibraryStatistics: Sendable, Equatable {
 
     /// Recomputes the figures and records `updateTime` as the last update.
     static func refresh(_ db: Database, updateTime: Int64) throws {
-        let artists = try Int64.fetchOne(db, sql: "SELECT count(DISTINCT value) FROM songTag WHERE tag = ?",
-                                         arguments: [TagType.artist.rawValue]) ?? 0
-        let albums = try Int64.fetchOne(db, sql: "SELECT count(DISTINCT value) FROM songTag WHERE tag = ?",
-                                        arguments: [TagType.album.rawValue]) ?? 0
+        let artists =
+            try Int64.fetchOne(
+                db, sql: "SELECT count(DISTINCT value) FROM songTag WHERE tag = ?",
+                arguments: [TagType.artist.rawValue]) ?? 0
+        let albums =
+            try Int64.fetchOne(
+                db, sql: "SELECT count(DISTINCT value) FROM songTag WHERE tag = ?",
+                arguments: [TagType.album.rawValue]) ?? 0
         let songs = try Int64.fetchOne(db, sql: "SELECT count(*) FROM song") ?? 0
         let playtime = try Double.fetchOne(db, sql: "SELECT total(duration) FROM song") ?? 0
         try LibraryStore.setMeta(db, "artists", artists)

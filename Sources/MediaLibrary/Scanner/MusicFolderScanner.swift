@@ -78,13 +78,17 @@ struct MusicFolderScanner: Sendable {
 
     private func removeSubtree(_ uri: String, _ db: Database, _ changes: inout ChangeCounter) throws {
         let condition = subtree("uri", uri)
-        try db.execute(sql: "DELETE FROM song WHERE \(condition.sql)", arguments: StatementArguments(condition.arguments))
+        try db.execute(
+            sql: "DELETE FROM song WHERE \(condition.sql)", arguments: StatementArguments(condition.arguments))
         changes.count += db.changesCount
-        try db.execute(sql: "DELETE FROM playlistFile WHERE \(condition.sql)", arguments: StatementArguments(condition.arguments))
+        try db.execute(
+            sql: "DELETE FROM playlistFile WHERE \(condition.sql)", arguments: StatementArguments(condition.arguments))
         changes.count += db.changesCount
         if !uri.isEmpty {
             let directories = subtree("path", uri)
-            try db.execute(sql: "DELETE FROM directory WHERE \(directories.sql)", arguments: StatementArguments(directories.arguments))
+            try db.execute(
+                sql: "DELETE FROM directory WHERE \(directories.sql)",
+                arguments: StatementArguments(directories.arguments))
             changes.count += db.changesCount
         }
     }
@@ -101,7 +105,8 @@ struct MusicFolderScanner: Sendable {
                 continue
             }
             guard case .directory(let mtime) = walker.kind(of: path) else { return }
-            try db.execute(sql: "INSERT INTO directory (path, parent, mtime) VALUES (?, ?, ?)", arguments: [path, parentID, mtime])
+            try db.execute(
+                sql: "INSERT INTO directory (path, parent, mtime) VALUES (?, ?, ?)", arguments: [path, parentID, mtime])
             parentID = db.lastInsertedRowID
             changes.count += 1
         }
@@ -112,11 +117,14 @@ struct MusicFolderScanner: Sendable {
         return false
     }
 
-    private func syncDirectories(under uri: String, disk: [String: Int64], _ db: Database, _ changes: inout ChangeCounter) throws {
+    private func syncDirectories(
+        under uri: String, disk: [String: Int64], _ db: Database, _ changes: inout ChangeCounter
+    ) throws {
         let condition = subtree("path", uri)
         var known: [String: (id: Int64, mtime: Int64)] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT id, path, mtime FROM directory WHERE \(condition.sql)",
-                                       arguments: StatementArguments(condition.arguments))
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT id, path, mtime FROM directory WHERE \(condition.sql)",
+            arguments: StatementArguments(condition.arguments))
         while let row = try rows.next() { known[row[1]] = (row[0], row[2]) }
         for (path, entry) in known where disk[path] == nil && !path.isEmpty {
             try db.execute(sql: "DELETE FROM directory WHERE id = ?", arguments: [entry.id])
@@ -133,8 +141,10 @@ struct MusicFolderScanner: Sendable {
                 continue
             }
             let parentPath = path.split(separator: "/").dropLast().joined(separator: "/")
-            let parentID = try Int64.fetchOne(db, sql: "SELECT id FROM directory WHERE path = ?", arguments: [parentPath]) ?? 1
-            try db.execute(sql: "INSERT INTO directory (path, parent, mtime) VALUES (?, ?, ?)", arguments: [path, parentID, mtime])
+            let parentID =
+                try Int64.fetchOne(db, sql: "SELECT id FROM directory WHERE path = ?", arguments: [parentPath]) ?? 1
+            try db.execute(
+                sql: "INSERT INTO directory (path, parent, mtime) VALUES (?, ?, ?)", arguments: [path, parentID, mtime])
             known[path] = (db.lastInsertedRowID, mtime)
             changes.count += 1
         }
@@ -158,8 +168,9 @@ struct MusicFolderScanner: Sendable {
     ) throws {
         let condition = uri.map { subtree("uri", $0) } ?? SQLFragment("uri = ?", [disk.first?.uri ?? ""])
         var known: [String: (id: Int64, mtime: Int64, size: Int64)] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT id, uri, mtime, size FROM song WHERE \(condition.sql)",
-                                       arguments: StatementArguments(condition.arguments))
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT id, uri, mtime, size FROM song WHERE \(condition.sql)",
+            arguments: StatementArguments(condition.arguments))
         while let row = try rows.next() { known[row[1]] = (row[0], row[2], row[3]) }
 
         var stale = Set(known.keys)
@@ -205,24 +216,29 @@ struct MusicFolderScanner: Sendable {
         return results.withLock { $0 }
     }
 
-    private func syncPlaylists(under uri: String?, disk: [DiskTree.File], _ db: Database, _ changes: inout ChangeCounter) throws {
+    private func syncPlaylists(
+        under uri: String?, disk: [DiskTree.File], _ db: Database, _ changes: inout ChangeCounter
+    ) throws {
         let condition = uri.map { subtree("uri", $0) } ?? SQLFragment("uri = ?", [disk.first?.uri ?? ""])
         var known: [String: (id: Int64, mtime: Int64)] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT id, uri, mtime FROM playlistFile WHERE \(condition.sql)",
-                                       arguments: StatementArguments(condition.arguments))
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT id, uri, mtime FROM playlistFile WHERE \(condition.sql)",
+            arguments: StatementArguments(condition.arguments))
         while let row = try rows.next() { known[row[1]] = (row[0], row[2]) }
         var directoryIDs: [String: Int64] = [:]
         for file in disk {
             if let entry = known.removeValue(forKey: file.uri) {
                 if entry.mtime != file.mtime {
-                    try db.execute(sql: "UPDATE playlistFile SET mtime = ? WHERE id = ?", arguments: [file.mtime, entry.id])
+                    try db.execute(
+                        sql: "UPDATE playlistFile SET mtime = ? WHERE id = ?", arguments: [file.mtime, entry.id])
                     changes.count += 1
                 }
                 continue
             }
             guard let directory = try directoryID(of: file.uri, db, cache: &directoryIDs) else { continue }
-            try db.execute(sql: "INSERT INTO playlistFile (uri, directory, mtime) VALUES (?, ?, ?)",
-                           arguments: [file.uri, directory, file.mtime])
+            try db.execute(
+                sql: "INSERT INTO playlistFile (uri, directory, mtime) VALUES (?, ?, ?)",
+                arguments: [file.uri, directory, file.mtime])
             changes.count += 1
         }
         for entry in known.values {
@@ -234,12 +250,13 @@ struct MusicFolderScanner: Sendable {
     /// Removes directories with nothing playable below them, as MPD's `PruneEmpty` does.
     private func pruneEmptyDirectories(_ db: Database, _ changes: inout ChangeCounter) throws {
         while true {
-            try db.execute(sql: """
-                DELETE FROM directory WHERE id != 1
-                AND NOT EXISTS (SELECT 1 FROM song WHERE song.directory = directory.id)
-                AND NOT EXISTS (SELECT 1 FROM playlistFile p WHERE p.directory = directory.id)
-                AND NOT EXISTS (SELECT 1 FROM directory c WHERE c.parent = directory.id)
-                """)
+            try db.execute(
+                sql: """
+                    DELETE FROM directory WHERE id != 1
+                    AND NOT EXISTS (SELECT 1 FROM song WHERE song.directory = directory.id)
+                    AND NOT EXISTS (SELECT 1 FROM playlistFile p WHERE p.directory = directory.id)
+                    AND NOT EXISTS (SELECT 1 FROM directory c WHERE c.parent = directory.id)
+                    """)
             guard db.changesCount > 0 else { return }
             changes.count += db.changesCount
         }

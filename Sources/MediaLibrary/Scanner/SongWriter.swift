@@ -23,21 +23,27 @@ enum SongWriter {
                     UPDATE song SET mtime = ?, size = ?, duration = ?, format = ?, hasPicture = ?, directory = ?
                     WHERE id = ?
                     """,
-                arguments: [file.mtime, file.size, metadata.duration, metadata.audioFormat,
-                            metadata.hasEmbeddedPicture, directory, existing]
+                arguments: [
+                    file.mtime, file.size, metadata.duration, metadata.audioFormat,
+                    metadata.hasEmbeddedPicture, directory, existing,
+                ]
             )
             try db.execute(sql: "DELETE FROM songTag WHERE song = ?", arguments: [existing])
             songID = existing
         } else {
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO song (uri, directory, mtime, size, added, duration, format, hasPicture)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            try insert.execute(arguments: [file.uri, directory, file.mtime, file.size, now, metadata.duration,
-                                           metadata.audioFormat, metadata.hasEmbeddedPicture])
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO song (uri, directory, mtime, size, added, duration, format, hasPicture)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            try insert.execute(arguments: [
+                file.uri, directory, file.mtime, file.size, now, metadata.duration,
+                metadata.audioFormat, metadata.hasEmbeddedPicture,
+            ])
             songID = db.lastInsertedRowID
         }
-        let insertTag = try db.cachedStatement(sql: "INSERT INTO songTag (id, song, tag, value, folded) VALUES (?, ?, ?, ?, ?)")
+        let insertTag = try db.cachedStatement(
+            sql: "INSERT INTO songTag (id, song, tag, value, folded) VALUES (?, ?, ?, ?, ?)")
         var valuesOfType = [Int](repeating: 0, count: TagType.allCases.count)
         for tag in metadata.tags {
             let index = valuesOfType[tag.type.rawValue]
@@ -46,7 +52,8 @@ enum SongWriter {
             let id = TagRowID.make(song: songID, tag: tag.type.rawValue, index: index)
             try insertTag.execute(arguments: [id, songID, tag.type.rawValue, tag.value, TextFolding.fold(tag.value)])
         }
-        let insertList = try db.cachedStatement(sql: "INSERT OR REPLACE INTO songTagList (song, duration, tags) VALUES (?, ?, ?)")
+        let insertList = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO songTagList (song, duration, tags) VALUES (?, ?, ?)")
         try insertList.execute(arguments: [songID, metadata.duration, PackedTags.encode(metadata.tags)])
     }
 }

@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Logging
 import Platform
+import Synchronization
 
 /// What the library tells the rest of the server about.
 public enum LibraryEvent: Sendable, Equatable {
@@ -138,7 +138,8 @@ public final class UpdateService: Sendable {
     private func removeOrphanedStickers() {
         guard let stickers else { return }
         do {
-            let deleted = try StickerCleanup.run(stickers: stickers, library: scanner.store, parseFilter: parseFilterSticker)
+            let deleted = try StickerCleanup.run(
+                stickers: stickers, library: scanner.store, parseFilter: parseFilterSticker)
             guard deleted > 0 else { return }
             logger.info("removed \(deleted) stickers of songs, tags or filters no longer in the database")
             onEvent(.sticker)

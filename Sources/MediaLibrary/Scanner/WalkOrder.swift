@@ -21,13 +21,15 @@ enum WalkOrder {
             children[row[2], default: []].append((row[0], row[1]))
         }
         var songs: [Int64: [SongKey]] = [:]
-        let songRows = try Row.fetchCursor(db, sql: """
-            SELECT s.id, s.directory, s.uri,
-                (SELECT value FROM songTag WHERE song = s.id AND tag = ? ORDER BY id LIMIT 1),
-                (SELECT value FROM songTag WHERE song = s.id AND tag = ? ORDER BY id LIMIT 1),
-                (SELECT value FROM songTag WHERE song = s.id AND tag = ? ORDER BY id LIMIT 1)
-            FROM song s
-            """, arguments: [TagType.album.rawValue, TagType.disc.rawValue, TagType.track.rawValue])
+        let songRows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT s.id, s.directory, s.uri,
+                    (SELECT value FROM songTag WHERE song = s.id AND tag = ? ORDER BY id LIMIT 1),
+                    (SELECT value FROM songTag WHERE song = s.id AND tag = ? ORDER BY id LIMIT 1),
+                    (SELECT value FROM songTag WHERE song = s.id AND tag = ? ORDER BY id LIMIT 1)
+                FROM song s
+                """, arguments: [TagType.album.rawValue, TagType.disc.rawValue, TagType.track.rawValue])
         while let row = try songRows.next() {
             let uri: String = row[2]
             let key = SongKey(
@@ -95,7 +97,12 @@ enum WalkOrder {
         guard let text else { return 0 }
         var digits = Substring(text.drop(while: { $0 == " " }))
         var sign = 1
-        if digits.first == "-" { sign = -1; digits = digits.dropFirst() } else if digits.first == "+" { digits = digits.dropFirst() }
+        if digits.first == "-" {
+            sign = -1
+            digits = digits.dropFirst()
+        } else if digits.first == "+" {
+            digits = digits.dropFirst()
+        }
         let number = digits.prefix(while: { $0.isASCII && $0.isNumber }).prefix(18)
         return (Int(number) ?? 0) * sign
     }

@@ -30,15 +30,18 @@ extension Library {
             let chunk = Array(uris[start..<min(start + 500, uris.count)])
             start += chunk.count
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            found.formUnion(try String.fetchAll(db, sql: "SELECT uri FROM song WHERE uri IN (\(placeholders))",
-                                                arguments: StatementArguments(chunk)))
+            found.formUnion(
+                try String.fetchAll(
+                    db, sql: "SELECT uri FROM song WHERE uri IN (\(placeholders))",
+                    arguments: StatementArguments(chunk)))
         }
         return found
     }
 
     static func hasMatch(_ filter: FilterExpression, _ db: Database) throws -> Bool {
         let condition = FilterSQL.condition(filter)
-        return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM song s WHERE \(condition.sql))",
-                                 arguments: StatementArguments(condition.arguments)) ?? false
+        return try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM song s WHERE \(condition.sql))",
+            arguments: StatementArguments(condition.arguments)) ?? false
     }
 }

@@ -12,8 +12,10 @@ public struct StickerQuery: Sendable, Equatable {
     public var sort: StickerSort?
 
     /// Creates a query.
-    public init(type: String, uriPrefix: String, name: String, condition: StickerCondition? = nil,
-                sort: StickerSort? = nil) {
+    public init(
+        type: String, uriPrefix: String, name: String, condition: StickerCondition? = nil,
+        sort: StickerSort? = nil
+    ) {
         self.type = type
         self.uriPrefix = uriPrefix
         self.name = name

@@ -47,16 +47,19 @@ public final class StickerStore: Sendable {
     /// The value of one sticker, or `nil` when there is none.
     public func value(type: String, uri: String, name: String) async throws -> String? {
         try await queue.read { db in
-            try String.fetchOne(db, sql: "SELECT value FROM sticker WHERE type=? AND uri=? AND name=?",
-                                arguments: [type, uri, name])
+            try String.fetchOne(
+                db, sql: "SELECT value FROM sticker WHERE type=? AND uri=? AND name=?",
+                arguments: [type, uri, name])
         }
     }
 
     /// Every sticker of one object, by name in byte order (MPD prints them from a `std::map`).
     public func list(type: String, uri: String) async throws -> [(name: String, value: String)] {
         try await queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT name, value FROM sticker WHERE type=? AND uri=? ORDER BY name",
-                             arguments: [type, uri]).map { ($0[0], $0[1]) }
+            try Row.fetchAll(
+                db, sql: "SELECT name, value FROM sticker WHERE type=? AND uri=? ORDER BY name",
+                arguments: [type, uri]
+            ).map { ($0[0], $0[1]) }
         }
     }
 
@@ -108,8 +111,10 @@ public final class StickerStore: Sendable {
     /// with `operand` as it is, for `dec` too, and an existing one becomes `value + operand` or
     /// `value - operand` as SQLite computes it, where text that is no number counts as 0. MPD
     /// checks neither the operand nor the name; callers refuse an empty name first.
-    public func adjust(_ direction: StickerAdjustment, by operand: String, type: String, uri: String,
-                       name: String) async throws {
+    public func adjust(
+        _ direction: StickerAdjustment, by operand: String, type: String, uri: String,
+        name: String
+    ) async throws {
         let sign = direction == .increment ? "+" : "-"
         try await queue.write { db in
             try db.execute(
@@ -124,7 +129,8 @@ public final class StickerStore: Sendable {
     public func delete(type: String, uri: String, name: String?) async throws -> Bool {
         try await queue.write { db in
             if let name {
-                try db.execute(sql: "DELETE FROM sticker WHERE type=? AND uri=? AND name=?", arguments: [type, uri, name])
+                try db.execute(
+                    sql: "DELETE FROM sticker WHERE type=? AND uri=? AND name=?", arguments: [type, uri, name])
             } else {
                 try db.execute(sql: "DELETE FROM sticker WHERE type=? AND uri=?", arguments: [type, uri])
             }
@@ -139,7 +145,9 @@ public final class StickerStore: Sendable {
 
     /// The objects of one type that have stickers (for the cleanup after an update).
     func uris(type: String) throws -> [String] {
-        try queue.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT uri FROM sticker WHERE type=?", arguments: [type]) }
+        try queue.read { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT uri FROM sticker WHERE type=?", arguments: [type])
+        }
     }
 
     /// The types of every sticker (for the cleanup after an update).
@@ -166,19 +174,25 @@ public final class StickerStore: Sendable {
 
     static func set(type: String, uri: String, name: String, value: String, _ db: Database) throws -> Bool {
         guard !name.isEmpty else { return false }
-        try db.execute(sql: "UPDATE sticker SET value=? WHERE type=? AND uri=? AND name=?", arguments: [value, type, uri, name])
+        try db.execute(
+            sql: "UPDATE sticker SET value=? WHERE type=? AND uri=? AND name=?", arguments: [value, type, uri, name])
         if db.changesCount == 0 {
-            try db.execute(sql: "INSERT INTO sticker(type, uri, name, value) VALUES(?, ?, ?, ?)", arguments: [type, uri, name, value])
+            try db.execute(
+                sql: "INSERT INTO sticker(type, uri, name, value) VALUES(?, ?, ?, ?)",
+                arguments: [type, uri, name, value])
         }
         return true
     }
 
     static func add(_ delta: Int64, type: String, uri: String, name: String, _ db: Database) throws -> Bool {
         guard !name.isEmpty else { return false }
-        try db.execute(sql: "UPDATE sticker SET value=value+? WHERE type=? AND uri=? AND name=?", arguments: [delta, type, uri, name])
+        try db.execute(
+            sql: "UPDATE sticker SET value=value+? WHERE type=? AND uri=? AND name=?",
+            arguments: [delta, type, uri, name])
         if db.changesCount == 0 {
-            try db.execute(sql: "INSERT INTO sticker(type, uri, name, value) VALUES(?, ?, ?, ?)",
-                           arguments: [type, uri, name, String(delta)])
+            try db.execute(
+                sql: "INSERT INTO sticker(type, uri, name, value) VALUES(?, ?, ?, ?)",
+                arguments: [type, uri, name, String(delta)])
         }
         return true
     }

@@ -104,9 +104,13 @@ final class LibraryStore: Sendable {
     // MARK: Directories
 
     /// The id and row of the directory at `path`, or `nil`.
-    static func directory(_ db: Database, path: String) throws -> (id: Int64, directory: LibraryDirectory, ord: Int64, ordEnd: Int64)? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, path, mtime, ord, ordEnd FROM directory WHERE path = ?"),
-                                         arguments: [path])
+    static func directory(_ db: Database, path: String) throws -> (
+        id: Int64, directory: LibraryDirectory, ord: Int64, ordEnd: Int64
+    )? {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT id, path, mtime, ord, ordEnd FROM directory WHERE path = ?"),
+                arguments: [path])
         else { return nil }
         return (row[0], LibraryDirectory(path: row[1], lastModified: row[2]), row[3], row[4])
     }
@@ -128,4 +132,3 @@ final class LibraryStore: Sendable {
         try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
     }
 }
-

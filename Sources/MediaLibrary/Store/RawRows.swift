@@ -22,7 +22,8 @@ struct RawRow {
     /// A text column, `nil` for `NULL`.
     func text(_ column: Int32) -> String? {
         guard let base = sqlite3_column_text(handle, column) else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: base, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
+        return String(
+            decoding: UnsafeBufferPointer(start: base, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
 
     /// Whether a column is `NULL`.
@@ -35,7 +36,9 @@ struct RawRow {
     /// Empty for `NULL`.
     /// Text columns give their UTF-8 bytes.
     func blob(_ column: Int32) -> UnsafeRawBufferPointer {
-        guard let base = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        guard let base = sqlite3_column_blob(handle, column) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
         return UnsafeRawBufferPointer(start: base, count: Int(sqlite3_column_bytes(handle, column)))
     }
 
@@ -100,7 +103,8 @@ struct RawCursor {
         let code = sqlite3_step(statement.sqliteStatement)
         guard code == SQLITE_ROW || code == SQLITE_DONE else {
             hasRow = false
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
         }
         hasRow = code == SQLITE_ROW
     }

@@ -31,25 +31,30 @@ struct RowVisitor {
 
     /// Registers `mpd_visit(VISITOR, BLOB, REAL)` on `db`.
     static func register(in db: Database) {
-        sqlite3_create_function_v2(db.sqliteConnection, "mpd_visit", 3, SQLITE_UTF8, nil, { context, _, values in
-            guard let values, let raw = sqlite3_value_pointer(values[0], RowVisitor.pointerType) else {
-                sqlite3_result_error(context, "mpd_visit needs a bound visitor", -1)
-                return
-            }
-            let visitor = raw.assumingMemoryBound(to: RowVisitor.self).pointee
-            let real = sqlite3_value_type(values[2]) == SQLITE_NULL ? 0 : sqlite3_value_double(values[2])
-            let blob = sqlite3_value_blob(values[1])
-            visitor.function(visitor.context, blob, Int(sqlite3_value_bytes(values[1])), real)
-            sqlite3_result_int(context, 1)
-        }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db.sqliteConnection, "mpd_visit", 3, SQLITE_UTF8, nil,
+            { context, _, values in
+                guard let values, let raw = sqlite3_value_pointer(values[0], RowVisitor.pointerType) else {
+                    sqlite3_result_error(context, "mpd_visit needs a bound visitor", -1)
+                    return
+                }
+                let visitor = raw.assumingMemoryBound(to: RowVisitor.self).pointee
+                let real = sqlite3_value_type(values[2]) == SQLITE_NULL ? 0 : sqlite3_value_double(values[2])
+                let blob = sqlite3_value_blob(values[1])
+                visitor.function(visitor.context, blob, Int(sqlite3_value_bytes(values[1])), real)
+                sqlite3_result_int(context, 1)
+            }, nil, nil, nil)
     }
 
     /// Runs `sql`, whose first parameter is the visitor of `mpd_visit`, with `arguments` for
     /// the others.
-    static func run(_ db: Database, _ sql: String, arguments: [DatabaseValue], cached: Bool, visitor: RowVisitor) throws {
+    static func run(_ db: Database, _ sql: String, arguments: [DatabaseValue], cached: Bool, visitor: RowVisitor) throws
+    {
         var visitor = visitor
         try withUnsafeMutablePointer(to: &visitor) { pointer in
-            try RawRow.forEach(db, sql, arguments: [.null] + arguments, cached: cached, firstPointer: UnsafeMutableRawPointer(pointer)) { _ in }
+            try RawRow.forEach(
+                db, sql, arguments: [.null] + arguments, cached: cached, firstPointer: UnsafeMutableRawPointer(pointer)
+            ) { _ in }
         }
     }
 }

@@ -21,7 +21,7 @@ enum SQLFunctions {
     /// `TEXT` (MPD does not anchor it; `.` matches newlines).
     private static let regex = DatabaseFunction("mpd_regex", argumentCount: 3, pure: true) { values in
         guard let pattern = String.fromDatabaseValue(values[0]),
-              let text = String.fromDatabaseValue(values[1])
+            let text = String.fromDatabaseValue(values[1])
         else { return false }
         let caseless = Bool.fromDatabaseValue(values[2]) ?? false
         let expression = try RegexCache.shared.expression(pattern, caseless: caseless)

@@ -10,8 +10,8 @@ enum Schema {
     static let fullTextTags: [TagType] = TagType.allCases.filter {
         switch $0 {
         case .track, .disc, .date, .originalDate, .movementNumber, .showMovement,
-             .musicBrainzArtistID, .musicBrainzAlbumID, .musicBrainzAlbumArtistID, .musicBrainzTrackID,
-             .musicBrainzReleaseTrackID, .musicBrainzWorkID, .musicBrainzReleaseGroupID:
+            .musicBrainzArtistID, .musicBrainzAlbumID, .musicBrainzAlbumArtistID, .musicBrainzTrackID,
+            .musicBrainzReleaseTrackID, .musicBrainzWorkID, .musicBrainzReleaseGroupID:
             false
         default:
             true
@@ -25,52 +25,53 @@ enum Schema {
             // `ord` is the position in MPD's database walk (songs, then playlists, then each
             // child directory followed by its contents): the order of listallinfo and of an
             // unsorted find. A directory's subtree is the range (ord, ordEnd].
-            try db.execute(sql: """
-                CREATE TABLE directory (
-                    id INTEGER PRIMARY KEY,
-                    path TEXT NOT NULL UNIQUE,
-                    parent INTEGER REFERENCES directory(id) ON DELETE CASCADE,
-                    mtime INTEGER NOT NULL,
-                    ord INTEGER NOT NULL DEFAULT 0,
-                    ordEnd INTEGER NOT NULL DEFAULT 0
-                );
-                CREATE INDEX directory_parent ON directory(parent);
-                CREATE TABLE song (
-                    id INTEGER PRIMARY KEY,
-                    uri TEXT NOT NULL UNIQUE,
-                    directory INTEGER NOT NULL REFERENCES directory(id) ON DELETE CASCADE,
-                    mtime INTEGER NOT NULL,
-                    size INTEGER NOT NULL,
-                    added INTEGER NOT NULL,
-                    duration REAL,
-                    format TEXT,
-                    hasPicture INTEGER NOT NULL DEFAULT 0,
-                    ord INTEGER NOT NULL DEFAULT 0
-                );
-                CREATE INDEX song_directory ON song(directory);
-                CREATE INDEX song_ord ON song(ord);
-                CREATE TABLE songTag (
-                    id INTEGER PRIMARY KEY,
-                    song INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
-                    tag INTEGER NOT NULL,
-                    value TEXT NOT NULL,
-                    folded TEXT NOT NULL
-                );
-                CREATE INDEX songTag_song ON songTag(song, tag);
-                CREATE INDEX songTag_value ON songTag(tag, value);
-                CREATE INDEX songTag_folded ON songTag(tag, folded);
-                CREATE TABLE playlistFile (
-                    id INTEGER PRIMARY KEY,
-                    uri TEXT NOT NULL UNIQUE,
-                    directory INTEGER NOT NULL REFERENCES directory(id) ON DELETE CASCADE,
-                    mtime INTEGER NOT NULL,
-                    ord INTEGER NOT NULL DEFAULT 0
-                );
-                CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
-                CREATE VIRTUAL TABLE songTagText USING fts5(
-                    folded, content='songTag', content_rowid='id', tokenize='trigram'
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE directory (
+                        id INTEGER PRIMARY KEY,
+                        path TEXT NOT NULL UNIQUE,
+                        parent INTEGER REFERENCES directory(id) ON DELETE CASCADE,
+                        mtime INTEGER NOT NULL,
+                        ord INTEGER NOT NULL DEFAULT 0,
+                        ordEnd INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX directory_parent ON directory(parent);
+                    CREATE TABLE song (
+                        id INTEGER PRIMARY KEY,
+                        uri TEXT NOT NULL UNIQUE,
+                        directory INTEGER NOT NULL REFERENCES directory(id) ON DELETE CASCADE,
+                        mtime INTEGER NOT NULL,
+                        size INTEGER NOT NULL,
+                        added INTEGER NOT NULL,
+                        duration REAL,
+                        format TEXT,
+                        hasPicture INTEGER NOT NULL DEFAULT 0,
+                        ord INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX song_directory ON song(directory);
+                    CREATE INDEX song_ord ON song(ord);
+                    CREATE TABLE songTag (
+                        id INTEGER PRIMARY KEY,
+                        song INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
+                        tag INTEGER NOT NULL,
+                        value TEXT NOT NULL,
+                        folded TEXT NOT NULL
+                    );
+                    CREATE INDEX songTag_song ON songTag(song, tag);
+                    CREATE INDEX songTag_value ON songTag(tag, value);
+                    CREATE INDEX songTag_folded ON songTag(tag, folded);
+                    CREATE TABLE playlistFile (
+                        id INTEGER PRIMARY KEY,
+                        uri TEXT NOT NULL UNIQUE,
+                        directory INTEGER NOT NULL REFERENCES directory(id) ON DELETE CASCADE,
+                        mtime INTEGER NOT NULL,
+                        ord INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+                    CREATE VIRTUAL TABLE songTagText USING fts5(
+                        folded, content='songTag', content_rowid='id', tokenize='trigram'
+                    );
+                    """)
             try createTrigramTriggers(db)
             try db.execute(sql: "INSERT INTO directory (id, path, parent, mtime) VALUES (1, '', NULL, 0)")
         }
@@ -78,13 +79,14 @@ enum Schema {
             // Each song's tags packed in one row (PackedTags), with its duration: a song block
             // is one seek, and grouping the library one scan of this narrow table. Every song
             // has a row; SongWriter writes it with the song's songTag rows.
-            try db.execute(sql: """
-                CREATE TABLE songTagList (
-                    song INTEGER PRIMARY KEY REFERENCES song(id) ON DELETE CASCADE,
-                    duration REAL,
-                    tags BLOB NOT NULL
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE songTagList (
+                        song INTEGER PRIMARY KEY REFERENCES song(id) ON DELETE CASCADE,
+                        duration REAL,
+                        tags BLOB NOT NULL
+                    );
+                    """)
             try fillSongTagList(db)
         }
         migrator.registerMigration("v3") { db in
@@ -92,35 +94,36 @@ enum Schema {
             // without a seek into `songTag`. The trigram index is rebuilt on them, and made
             // case-sensitive: its text is folded already, so its matches are exactly `instr`'s
             // on the folded value and need no second check.
-            try db.execute(sql: """
-                DROP TRIGGER songTag_ai;
-                DROP TRIGGER songTag_ad;
-                DROP TABLE songTagText;
-                CREATE TABLE songTagNumbered (
-                    id INTEGER PRIMARY KEY,
-                    song INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
-                    tag INTEGER NOT NULL,
-                    value TEXT NOT NULL,
-                    folded TEXT NOT NULL
-                );
-                INSERT INTO songTagNumbered (id, song, tag, value, folded)
-                    SELECT (song << \(TagRowID.tagBits + TagRowID.valueBits)) | (tag << \(TagRowID.valueBits)) | n,
-                           song, tag, value, folded
-                    FROM (SELECT song, tag, value, folded,
-                                 ROW_NUMBER() OVER (PARTITION BY song, tag ORDER BY id) - 1 AS n
-                          FROM songTag)
-                    WHERE n < \(TagRowID.maximumValues);
-                DROP TABLE songTag;
-                ALTER TABLE songTagNumbered RENAME TO songTag;
-                CREATE INDEX songTag_song ON songTag(song, tag);
-                CREATE INDEX songTag_value ON songTag(tag, value);
-                CREATE INDEX songTag_folded ON songTag(tag, folded);
-                CREATE VIRTUAL TABLE songTagText USING fts5(
-                    folded, content='songTag', content_rowid='id', tokenize='trigram case_sensitive 1'
-                );
-                INSERT INTO songTagText(rowid, folded)
-                    SELECT id, folded FROM songTag WHERE tag IN (\(indexedTagList));
-                """)
+            try db.execute(
+                sql: """
+                    DROP TRIGGER songTag_ai;
+                    DROP TRIGGER songTag_ad;
+                    DROP TABLE songTagText;
+                    CREATE TABLE songTagNumbered (
+                        id INTEGER PRIMARY KEY,
+                        song INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE,
+                        tag INTEGER NOT NULL,
+                        value TEXT NOT NULL,
+                        folded TEXT NOT NULL
+                    );
+                    INSERT INTO songTagNumbered (id, song, tag, value, folded)
+                        SELECT (song << \(TagRowID.tagBits + TagRowID.valueBits)) | (tag << \(TagRowID.valueBits)) | n,
+                               song, tag, value, folded
+                        FROM (SELECT song, tag, value, folded,
+                                     ROW_NUMBER() OVER (PARTITION BY song, tag ORDER BY id) - 1 AS n
+                              FROM songTag)
+                        WHERE n < \(TagRowID.maximumValues);
+                    DROP TABLE songTag;
+                    ALTER TABLE songTagNumbered RENAME TO songTag;
+                    CREATE INDEX songTag_song ON songTag(song, tag);
+                    CREATE INDEX songTag_value ON songTag(tag, value);
+                    CREATE INDEX songTag_folded ON songTag(tag, folded);
+                    CREATE VIRTUAL TABLE songTagText USING fts5(
+                        folded, content='songTag', content_rowid='id', tokenize='trigram case_sensitive 1'
+                    );
+                    INSERT INTO songTagText(rowid, folded)
+                        SELECT id, folded FROM songTag WHERE tag IN (\(indexedTagList));
+                    """)
             try createTrigramTriggers(db)
         }
         migrator.registerMigration("v4") { db in
@@ -129,23 +132,25 @@ enum Schema {
             // each page (the root of 1,000 artist folders: 2.4 ms, MPD 0.3 ms), and each page
             // of `listallinfo` read and sorted every directory. The foreign keys' cascades
             // still find their rows by the first column.
-            try db.execute(sql: """
-                DROP INDEX directory_parent;
-                CREATE INDEX directory_parent ON directory(parent, ord);
-                CREATE INDEX directory_ord ON directory(ord);
-                DROP INDEX song_directory;
-                CREATE INDEX song_directory ON song(directory, ord);
-                CREATE INDEX playlistFile_directory ON playlistFile(directory, ord);
-                CREATE INDEX playlistFile_ord ON playlistFile(ord);
-                """)
+            try db.execute(
+                sql: """
+                    DROP INDEX directory_parent;
+                    CREATE INDEX directory_parent ON directory(parent, ord);
+                    CREATE INDEX directory_ord ON directory(ord);
+                    DROP INDEX song_directory;
+                    CREATE INDEX song_directory ON song(directory, ord);
+                    CREATE INDEX playlistFile_directory ON playlistFile(directory, ord);
+                    CREATE INDEX playlistFile_ord ON playlistFile(ord);
+                    """)
         }
         migrator.registerMigration("v5") { db in
             // "Recently added" views ask for `added-since` (or `modified-since`) a recent
             // time: a handful of songs, which without these indexes took a test of every song.
-            try db.execute(sql: """
-                CREATE INDEX song_added ON song(added);
-                CREATE INDEX song_mtime ON song(mtime);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE INDEX song_added ON song(added);
+                    CREATE INDEX song_mtime ON song(mtime);
+                    """)
         }
         return migrator
     }
@@ -160,23 +165,26 @@ enum Schema {
 
     /// Keeps the trigram index in step with `songTag`, for the tags of ``fullTextTags``.
     private static func createTrigramTriggers(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TRIGGER songTag_ai AFTER INSERT ON songTag WHEN new.tag IN (\(indexedTagList)) BEGIN
-                INSERT INTO songTagText(rowid, folded) VALUES (new.id, new.folded);
-            END;
-            CREATE TRIGGER songTag_ad AFTER DELETE ON songTag WHEN old.tag IN (\(indexedTagList)) BEGIN
-                INSERT INTO songTagText(songTagText, rowid, folded) VALUES ('delete', old.id, old.folded);
-            END;
-            """)
+        try db.execute(
+            sql: """
+                CREATE TRIGGER songTag_ai AFTER INSERT ON songTag WHEN new.tag IN (\(indexedTagList)) BEGIN
+                    INSERT INTO songTagText(rowid, folded) VALUES (new.id, new.folded);
+                END;
+                CREATE TRIGGER songTag_ad AFTER DELETE ON songTag WHEN old.tag IN (\(indexedTagList)) BEGIN
+                    INSERT INTO songTagText(songTagText, rowid, folded) VALUES ('delete', old.id, old.folded);
+                END;
+                """)
     }
 
     /// Packs the `songTag` rows of every song into `songTagList`, for a database made before it.
     static func fillSongTagList(_ db: Database) throws {
         let insert = try db.makeStatement(sql: "INSERT INTO songTagList (song, duration, tags) VALUES (?, ?, ?)")
-        let cursor = try Row.fetchCursor(db, sql: """
-            SELECT s.id, s.duration, t.tag, t.value FROM song s LEFT JOIN songTag t ON t.song = s.id
-            ORDER BY s.id, t.id
-            """)
+        let cursor = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT s.id, s.duration, t.tag, t.value FROM song s LEFT JOIN songTag t ON t.song = s.id
+                ORDER BY s.id, t.id
+                """)
         var song: (id: Int64, duration: Double?)?
         var tags: [TagValue] = []
         func flush() throws {

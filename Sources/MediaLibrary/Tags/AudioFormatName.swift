@@ -70,7 +70,8 @@ enum AudioFormatName {
         }
         guard formats.count > 1 else { return formats.first ?? AV_SAMPLE_FMT_NONE }
         let depth = max(facts.codedBits, facts.rawBits)
-        let preferred: [AVSampleFormat] = depth > 16
+        let preferred: [AVSampleFormat] =
+            depth > 16
             ? [AV_SAMPLE_FMT_S32P, AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_FLT]
             : [AV_SAMPLE_FMT_S16P, AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_FLT]
         return preferred.first(where: formats.contains) ?? formats[0]
@@ -91,7 +92,8 @@ enum AudioFormatName {
     static func flacStreamInfo(_ extradata: UnsafeBufferPointer<UInt8>) -> (rate: Int, channels: Int, bits: Int)? {
         // Ogg FLAC and some muxers prefix the block with "fLaC" and a block header.
         var base = 0
-        if extradata.count >= 42, extradata[0] == 0x66, extradata[1] == 0x4C, extradata[2] == 0x61, extradata[3] == 0x43 {
+        if extradata.count >= 42, extradata[0] == 0x66, extradata[1] == 0x4C, extradata[2] == 0x61, extradata[3] == 0x43
+        {
             base = 8
         }
         guard extradata.count >= base + 18 else { return nil }

@@ -13,7 +13,9 @@ public struct FileMetadata: Sendable, Equatable {
     public var hasEmbeddedPicture: Bool
 
     /// Creates metadata.
-    public init(tags: [TagValue] = [], duration: Double? = nil, audioFormat: String? = nil, hasEmbeddedPicture: Bool = false) {
+    public init(
+        tags: [TagValue] = [], duration: Double? = nil, audioFormat: String? = nil, hasEmbeddedPicture: Bool = false
+    ) {
         self.tags = tags
         self.duration = duration
         self.audioFormat = audioFormat

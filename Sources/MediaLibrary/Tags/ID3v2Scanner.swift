@@ -42,7 +42,8 @@ enum ID3v2Scanner {
                 offset + count <= body.count ? Array(body[offset..<(offset + count)]) : nil
             }
         } else {
-            fetch = { offset, count in offset + count <= tagSize ? file.readExactly(at: 10 + offset, count: count) : nil }
+            fetch = { offset, count in offset + count <= tagSize ? file.readExactly(at: 10 + offset, count: count) : nil
+            }
         }
         var offset = 0
         if flags & 0x40 != 0 && version >= 3, let extended = fetch(0, 4) {
@@ -53,16 +54,17 @@ enum ID3v2Scanner {
         while let frameHeader = fetch(offset, headerSize), frameHeader[0] != 0 {
             let idLength = version == 2 ? 3 : 4
             let rawID = String(decoding: frameHeader[0..<idLength], as: UTF8.self)
-            let size = switch version {
-            case 2: frameHeader.bigEndian(at: 3, width: 3)
-            case 3: frameHeader.bigEndian(at: 4, width: 4)
-            default: syncsafe(frameHeader, at: 4)
-            }
+            let size =
+                switch version {
+                case 2: frameHeader.bigEndian(at: 3, width: 3)
+                case 3: frameHeader.bigEndian(at: 4, width: 4)
+                default: syncsafe(frameHeader, at: 4)
+                }
             let bodyOffset = offset + headerSize
             offset = bodyOffset + size
             let id = version == 2 ? (v22Names[rawID] ?? rawID) : rawID
             guard id.hasPrefix("T") || id == "COMM" || id == "UFID", size > 0, size <= maximumFrameSize,
-                  var body = fetch(bodyOffset, size)
+                var body = fetch(bodyOffset, size)
             else { continue }
             if version >= 3 {
                 let formatFlags = frameHeader[9]
@@ -122,8 +124,16 @@ enum ID3v2Scanner {
                 let first = bytes[index]
                 let second = bytes[index + 1]
                 index += 2
-                if atStart && encoding == 1 && (first, second) == (0xFF, 0xFE) { bigEndian = false; atStart = false; continue }
-                if atStart && encoding == 1 && (first, second) == (0xFE, 0xFF) { bigEndian = true; atStart = false; continue }
+                if atStart && encoding == 1 && (first, second) == (0xFF, 0xFE) {
+                    bigEndian = false
+                    atStart = false
+                    continue
+                }
+                if atStart && encoding == 1 && (first, second) == (0xFE, 0xFF) {
+                    bigEndian = true
+                    atStart = false
+                    continue
+                }
                 atStart = false
                 let unit = bigEndian ? UInt16(first) << 8 | UInt16(second) : UInt16(second) << 8 | UInt16(first)
                 if unit == 0 {
@@ -137,9 +147,10 @@ enum ID3v2Scanner {
             if !units.isEmpty { strings.append(String(decoding: units, as: UTF16.self)) }
         default:
             for piece in bytes.split(separator: 0, omittingEmptySubsequences: false) {
-                strings.append(encoding == 3
-                    ? String(decoding: piece, as: UTF8.self)
-                    : String(String.UnicodeScalarView(piece.map { Unicode.Scalar($0) })))
+                strings.append(
+                    encoding == 3
+                        ? String(decoding: piece, as: UTF8.self)
+                        : String(String.UnicodeScalarView(piece.map { Unicode.Scalar($0) })))
             }
             // A trailing terminator is not an empty last value.
             if bytes.last == 0, strings.last?.isEmpty == true { strings.removeLast() }
@@ -159,7 +170,7 @@ enum ID3v2Scanner {
                 guard !hasTDRC else { return nil }
                 frame.id = "TDRC"
                 if let year = frame.values.first, year.count == 4, let dayMonth, dayMonth.count == 4,
-                   dayMonth.allSatisfy({ (0x30...0x39).contains($0) })
+                    dayMonth.allSatisfy({ (0x30...0x39).contains($0) })
                 {
                     let text = String(decoding: dayMonth, as: UTF8.self)
                     frame.values = ["\(year)-\(text.suffix(2))-\(text.prefix(2))"]

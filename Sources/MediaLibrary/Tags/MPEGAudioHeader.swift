@@ -26,7 +26,7 @@ struct MPEGAudioHeader: Equatable {
         while index + 4 <= window.count {
             defer { index += 1 }
             guard window[index] == 0xFF, window[index + 1] & 0xE0 == 0xE0,
-                  let (header, length) = parse(window[index..<(index + 4)], offset: start + index)
+                let (header, length) = parse(window[index..<(index + 4)], offset: start + index)
             else { continue }
             let next = index + length
             if next + 4 <= window.count {
@@ -45,23 +45,27 @@ struct MPEGAudioHeader: Equatable {
         let layerBits = Int(b[1] >> 1 & 3)  // 3: layer I, 2: layer II, 1: layer III
         let bitRateIndex = Int(b[2] >> 4)
         let rateIndex = Int(b[2] >> 2 & 3)
-        guard versionBits != 1, layerBits != 0, bitRateIndex != 0, bitRateIndex != 15, rateIndex != 3 else { return nil }
+        guard versionBits != 1, layerBits != 0, bitRateIndex != 0, bitRateIndex != 15, rateIndex != 3 else {
+            return nil
+        }
         let isVersion1 = versionBits == 3
         let sampleRate = [44100, 48000, 32000][rateIndex] >> (isVersion1 ? 0 : versionBits == 2 ? 1 : 2)
-        let table: [Int] = switch (isVersion1, layerBits) {
-        case (true, 3): [32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448]
-        case (true, 2): [32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384]
-        case (true, _): [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
-        case (false, 3): [32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256]
-        case (false, _): [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
-        }
+        let table: [Int] =
+            switch (isVersion1, layerBits) {
+            case (true, 3): [32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448]
+            case (true, 2): [32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384]
+            case (true, _): [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
+            case (false, 3): [32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256]
+            case (false, _): [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
+            }
         let bitRate = table[bitRateIndex - 1] * 1000
         let padding = Int(b[2] >> 1 & 1)
-        let length = switch layerBits {
-        case 3: (12 * bitRate / sampleRate + padding) * 4
-        case 1 where !isVersion1: 72 * bitRate / sampleRate + padding
-        default: 144 * bitRate / sampleRate + padding
-        }
+        let length =
+            switch layerBits {
+            case 3: (12 * bitRate / sampleRate + padding) * 4
+            case 1 where !isVersion1: 72 * bitRate / sampleRate + padding
+            default: 144 * bitRate / sampleRate + padding
+            }
         guard length > 4 else { return nil }
         let channels = b[3] >> 6 == 3 ? 1 : 2
         return (MPEGAudioHeader(sampleRate: sampleRate, channels: channels, bitRate: bitRate, offset: offset), length)

@@ -1,5 +1,5 @@
-public import MusicModel
 import CFFmpeg
+public import MusicModel
 
 /// Why a file's metadata could not be read.
 public struct MetadataReadError: Error, CustomStringConvertible, Equatable {
@@ -165,7 +165,9 @@ public enum MetadataReader {
         _ context: UnsafeMutablePointer<AVFormatContext>, path: String
     ) throws -> UnsafeMutablePointer<AVStream> {
         for index in 0..<Int(context.pointee.nb_streams) {
-            if let stream = context.pointee.streams[index], stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
+            if let stream = context.pointee.streams[index],
+                stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO
+            {
                 return stream
             }
         }
@@ -173,10 +175,12 @@ public enum MetadataReader {
     }
 
     /// The first attached-picture stream (cover art), if any.
-    private static func firstPicture(_ context: UnsafeMutablePointer<AVFormatContext>) -> UnsafeMutablePointer<AVStream>? {
+    private static func firstPicture(_ context: UnsafeMutablePointer<AVFormatContext>) -> UnsafeMutablePointer<
+        AVStream
+    >? {
         for index in 0..<Int(context.pointee.nb_streams) {
             if let stream = context.pointee.streams[index],
-               stream.pointee.disposition & TONEARM_AV_DISPOSITION_ATTACHED_PIC != 0
+                stream.pointee.disposition & TONEARM_AV_DISPOSITION_ATTACHED_PIC != 0
             {
                 return stream
             }
@@ -206,7 +210,9 @@ public enum MetadataReader {
 
     /// The stream's audio parameters, filled in from the FLAC STREAMINFO or MPEG frame header
     /// where libavformat's header parsing leaves them out.
-    private static func streamFacts(_ stream: UnsafeMutablePointer<AVStream>, mpeg: MPEGAudioHeader?) -> AudioFormatName.StreamFacts {
+    private static func streamFacts(_ stream: UnsafeMutablePointer<AVStream>, mpeg: MPEGAudioHeader?)
+        -> AudioFormatName.StreamFacts
+    {
         let parameters = stream.pointee.codecpar.pointee
         var facts = AudioFormatName.StreamFacts(
             codecID: parameters.codec_id,
@@ -217,7 +223,8 @@ public enum MetadataReader {
             sampleFormat: AVSampleFormat(rawValue: parameters.format)
         )
         if parameters.codec_id == AV_CODEC_ID_FLAC, let extradata = parameters.extradata,
-           let info = AudioFormatName.flacStreamInfo(UnsafeBufferPointer(start: extradata, count: Int(parameters.extradata_size)))
+            let info = AudioFormatName.flacStreamInfo(
+                UnsafeBufferPointer(start: extradata, count: Int(parameters.extradata_size)))
         {
             (facts.sampleRate, facts.channels, facts.codedBits) = info
         }

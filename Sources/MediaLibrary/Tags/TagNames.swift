@@ -120,15 +120,16 @@ enum TagNames {
     /// The FFmpeg names that are not MPD tag names, in the order MPD's FFmpeg plugin asks for
     /// them: its `ffmpeg_tags` table (id3v2.c and mov.c names), then `musicbrainz_txxx_tags`
     /// (ID3 TXXX and MP4 freeform descriptions, lowercased), then Tonearm's additions.
-    private static let ffmpegTable: [(name: String, type: TagType)] = [
-        ("album_artist", .albumArtist), ("album-sort", .albumSort), ("artist-sort", .artistSort),
-        ("sort_album_artist", .albumArtistSort), ("sort_album", .albumSort), ("sort_artist", .artistSort),
-    ] + musicBrainzTable + [
-        // Names FFmpeg leaves as they are when it reads ID3v2 (appended tags, ID3 in AIFF/WAV).
-        ("tso2", .albumArtistSort), ("tdor", .originalDate), ("tory", .originalDate), ("tmoo", .mood),
-        // APE tags (MPD's ApeTag table).
-        ("album artist", .albumArtist), ("year", .date),
-    ]
+    private static let ffmpegTable: [(name: String, type: TagType)] =
+        [
+            ("album_artist", .albumArtist), ("album-sort", .albumSort), ("artist-sort", .artistSort),
+            ("sort_album_artist", .albumArtistSort), ("sort_album", .albumSort), ("sort_artist", .artistSort),
+        ] + musicBrainzTable + [
+            // Names FFmpeg leaves as they are when it reads ID3v2 (appended tags, ID3 in AIFF/WAV).
+            ("tso2", .albumArtistSort), ("tdor", .originalDate), ("tory", .originalDate), ("tmoo", .mood),
+            // APE tags (MPD's ApeTag table).
+            ("album artist", .albumArtist), ("year", .date),
+        ]
 
     /// MPD's `musicbrainz_txxx_tags`, lowercased, in MPD's order.
     private static let musicBrainzTable: [(name: String, type: TagType)] = [

@@ -62,7 +62,8 @@ enum VorbisCommentScanner {
             if serial == nil { serial = pageSerial }
             guard pageSerial == serial else { continue }
             total += bodySize
-            guard total <= maximumBlockSize, let body = file.readExactly(at: offset + 27 + segmentCount, count: bodySize)
+            guard total <= maximumBlockSize,
+                let body = file.readExactly(at: offset + 27 + segmentCount, count: bodySize)
             else { return nil }
             var position = 0
             for lace in lacing {

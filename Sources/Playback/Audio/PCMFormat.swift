@@ -60,9 +60,11 @@ public struct PCMFormat: Sendable, Hashable, CustomStringConvertible {
         func field<T>(_ part: Substring, _ keep: T?, _ parse: (Substring) -> T?) -> T? {
             part == "*" ? keep : parse(part)
         }
-        guard let rate = field(parts[0], source?.sampleRate, { Int($0).flatMap { (1...768_000).contains($0) ? $0 : nil } }),
-              let sample = field(parts[1], source?.sample, { text in Sample.allCases.first { $0.mpdName == text } }),
-              let channels = field(parts[2], source?.channels, { Int($0).flatMap { (1...8).contains($0) ? $0 : nil } })
+        guard
+            let rate = field(
+                parts[0], source?.sampleRate, { Int($0).flatMap { (1...768_000).contains($0) ? $0 : nil } }),
+            let sample = field(parts[1], source?.sample, { text in Sample.allCases.first { $0.mpdName == text } }),
+            let channels = field(parts[2], source?.channels, { Int($0).flatMap { (1...8).contains($0) ? $0 : nil } })
         else { return nil }
         self.init(sampleRate: rate, sample: sample, channels: channels)
     }

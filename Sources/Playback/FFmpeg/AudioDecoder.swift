@@ -80,7 +80,8 @@ public final class AudioDecoder {
         replayGain = ReplayGainInfo.read(format: input.format, stream: input.stream)
         mixRamp = MixRampInfo.read(format: input.format, stream: input.stream)
         seekPreroll = input.seekPreroll
-        let bits = codec.bits_per_raw_sample > 0 ? codec.bits_per_raw_sample : stream.codecpar.pointee.bits_per_raw_sample
+        let bits =
+            codec.bits_per_raw_sample > 0 ? codec.bits_per_raw_sample : stream.codecpar.pointee.bits_per_raw_sample
         sourceFormat = PCMFormat(
             sampleRate: sourceRate,
             sample: PCMFormat.Sample(codec.sample_fmt, bitsPerRawSample: bits),
@@ -126,7 +127,8 @@ public final class AudioDecoder {
         let target = Int64((bounded * Double(sourceRate)).rounded())
         // The preroll may reach before the start: that asks for the very first packet, which
         // for MP4 is the priming packet before timestamp 0 that the decoder needs as much.
-        let timestamp = startTime + av_rescale_q(target - seekPreroll, AVRational(num: 1, den: Int32(sourceRate)), timeBase)
+        let timestamp =
+            startTime + av_rescale_q(target - seekPreroll, AVRational(num: 1, den: Int32(sourceRate)), timeBase)
         var status = av_seek_frame(input.format, input.stream.pointee.index, timestamp, AVSEEK_FLAG_BACKWARD)
         if status < 0, timestamp < startTime {
             status = av_seek_frame(input.format, input.stream.pointee.index, startTime, AVSEEK_FLAG_BACKWARD)
@@ -195,14 +197,17 @@ public final class AudioDecoder {
     /// Moves samples of the current frame out: straight into the caller's buffer when the
     /// frame already is `format` (returns the bytes written), else through the converter into
     /// `staging` (returns 0; the caller's loop takes them from there).
-    private func take(into destination: UnsafeMutableRawPointer, room: Int, format: PCMFormat) throws(DecoderError) -> Int {
+    private func take(into destination: UnsafeMutableRawPointer, room: Int, format: PCMFormat) throws(DecoderError)
+        -> Int
+    {
         let available = frameLimit - frameOffset
         let data = frame.pointee
         if data.format == format.sample.avSampleFormat.rawValue, data.sample_rate == Int32(format.sampleRate),
-           Int(data.ch_layout.nb_channels) == format.channels, converter == nil
+            Int(data.ch_layout.nb_channels) == format.channels, converter == nil
         {
             let count = min(available, room)
-            destination.copyMemory(from: data.extended_data[0]! + frameOffset * format.frameSize, byteCount: count * format.frameSize)
+            destination.copyMemory(
+                from: data.extended_data[0]! + frameOffset * format.frameSize, byteCount: count * format.frameSize)
             frameOffset += count
             cursor += Int64(count)
             return count * format.frameSize
@@ -320,8 +325,10 @@ public final class AudioDecoder {
     /// packet for a while has failed.
     private func skipDamaged(_ code: Int32) throws(DecoderError) {
         consecutiveErrors += 1
-        let fatal = [TONEARM_AVERROR_ENOMEM, TONEARM_AVERROR_EINVAL, TONEARM_AVERROR_BUG, TONEARM_AVERROR_BUG2,
-                     TONEARM_AVERROR_EXTERNAL].contains(code)
+        let fatal = [
+            TONEARM_AVERROR_ENOMEM, TONEARM_AVERROR_EINVAL, TONEARM_AVERROR_BUG, TONEARM_AVERROR_BUG2,
+            TONEARM_AVERROR_EXTERNAL,
+        ].contains(code)
         if fatal || consecutiveErrors > Self.errorLimit {
             throw DecoderError(.decode, path: path, code: code)
         }

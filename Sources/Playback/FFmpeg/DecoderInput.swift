@@ -37,7 +37,8 @@ struct DecoderInput {
         var decoder: UnsafePointer<AVCodec>?
         let index = av_find_best_stream(openedFormat, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
         guard index >= 0, let decoder, let stream = openedFormat.pointee.streams[Int(index)] else {
-            throw DecoderError(.noAudio, path: path, reason: index < 0 ? DecoderError.text(of: index) : "no audio stream")
+            throw DecoderError(
+                .noAudio, path: path, reason: index < 0 ? DecoderError.text(of: index) : "no audio stream")
         }
         for other in 0..<Int(openedFormat.pointee.nb_streams) where other != Int(index) {
             openedFormat.pointee.streams[other]?.pointee.discard = AVDISCARD_ALL
@@ -83,10 +84,12 @@ struct DecoderInput {
     /// Other containers carry the end in FFmpeg's skip-samples side data, which libavcodec
     /// applies itself (MP3's LAME header, Ogg's final granule position).
     func audibleEnd(sampleRate: Int) -> Int64? {
-        guard let name = format.pointee.iformat?.pointee.name, String(cString: name).hasPrefix("mov,") else { return nil }
+        guard let name = format.pointee.iformat?.pointee.name, String(cString: name).hasPrefix("mov,") else {
+            return nil
+        }
         for dictionary in [stream.pointee.metadata, format.pointee.metadata] {
             if let entry = av_dict_get(dictionary, "iTunSMPB", nil, 0), let value = entry.pointee.value,
-               let samples = Self.iTunesSampleCount(String(cString: value))
+                let samples = Self.iTunesSampleCount(String(cString: value))
             {
                 return samples
             }
@@ -110,7 +113,7 @@ struct DecoderInput {
     var seekPreroll: Int64 {
         let parameters = stream.pointee.codecpar.pointee
         guard let descriptor = avcodec_descriptor_get(parameters.codec_id),
-              descriptor.pointee.props & AV_CODEC_PROP_LOSSY != 0
+            descriptor.pointee.props & AV_CODEC_PROP_LOSSY != 0
         else { return 0 }
         return Int64(max(Int(parameters.seek_preroll), 3 * max(Int(parameters.frame_size), 1152)))
     }

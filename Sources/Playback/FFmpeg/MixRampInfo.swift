@@ -16,7 +16,9 @@ public struct MixRampInfo: Sendable, Equatable {
     }
 
     /// Reads the tags; stream tags (Ogg) win over the container's.
-    static func read(format: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>) -> MixRampInfo {
+    static func read(format: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>)
+        -> MixRampInfo
+    {
         var info = MixRampInfo()
         for dictionary in [stream.pointee.metadata, format.pointee.metadata] {
             info.start = info.start ?? value(dictionary, "MIXRAMP_START")

@@ -16,7 +16,8 @@ public struct ReplayGainInfo: Sendable, Equatable {
     public var albumPeak: Double?
 
     /// Creates the values.
-    public init(trackGain: Double? = nil, trackPeak: Double? = nil, albumGain: Double? = nil, albumPeak: Double? = nil) {
+    public init(trackGain: Double? = nil, trackPeak: Double? = nil, albumGain: Double? = nil, albumPeak: Double? = nil)
+    {
         self.trackGain = trackGain
         self.trackPeak = trackPeak
         self.albumGain = albumGain
@@ -31,7 +32,9 @@ public struct ReplayGainInfo: Sendable, Equatable {
     /// (Q7.8 dB relative to −23 LUFS, which MPD converts to the ReplayGain reference by adding
     /// 5 dB), then the side data some FFmpeg demuxers attach to the stream. Stream tags (Ogg)
     /// win over the container's.
-    static func read(format: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>) -> ReplayGainInfo? {
+    static func read(format: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>)
+        -> ReplayGainInfo?
+    {
         var info = ReplayGainInfo()
         for dictionary in [stream.pointee.metadata, format.pointee.metadata] {
             info.trackGain = info.trackGain ?? decibels(dictionary, "REPLAYGAIN_TRACK_GAIN")

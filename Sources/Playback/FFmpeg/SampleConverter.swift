@@ -142,7 +142,9 @@ final class SampleConverter {
     var delay: Int { Int(swr_get_delay(context, Int64(output.sampleRate))) }
 
     /// Converts `count` samples of `frame` starting at sample `offset` and appends them to `staging`.
-    func convert(_ frame: UnsafePointer<AVFrame>, offset: Int, count: Int, into staging: PCMStaging) throws(FFmpegFailure) {
+    func convert(_ frame: UnsafePointer<AVFrame>, offset: Int, count: Int, into staging: PCMStaging)
+        throws(FFmpegFailure)
+    {
         let bytesPerSample = Int(av_get_bytes_per_sample(inputFormat))
         let stride = planeCount == 1 ? bytesPerSample * Int(frame.pointee.ch_layout.nb_channels) : bytesPerSample
         for plane in 0..<planeCount {
@@ -156,7 +158,9 @@ final class SampleConverter {
         try run(input: nil, count: 0, into: staging)
     }
 
-    private func run(input: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, count: Int32, into staging: PCMStaging) throws(FFmpegFailure) {
+    private func run(input: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, count: Int32, into staging: PCMStaging)
+        throws(FFmpegFailure)
+    {
         let room = swr_get_out_samples(context, count)
         guard room > 0 else { return }
         var destination: UnsafeMutablePointer<UInt8>? = staging.reserve(Int(room) * output.frameSize)

@@ -1,4 +1,3 @@
-
 /// One audio device: the sink at the end of the pipeline for one `audio_output` block.
 ///
 /// A device is driven by exactly one output thread, in the order open, many writes (with

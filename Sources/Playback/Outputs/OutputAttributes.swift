@@ -111,8 +111,10 @@ final class ALSAAttributes: Sendable {
     /// What `outputs` lists, in MPD's (alphabetical) order.
     var list: [OutputAttribute] {
         state.withLock { state in
-            [OutputAttribute(name: "allowed_formats", value: state.allowed.map(\.text).joined(separator: " ")),
-             OutputAttribute(name: "dop", value: state.dop ? "1" : "0")]
+            [
+                OutputAttribute(name: "allowed_formats", value: state.allowed.map(\.text).joined(separator: " ")),
+                OutputAttribute(name: "dop", value: state.dop ? "1" : "0"),
+            ]
         }
     }
 

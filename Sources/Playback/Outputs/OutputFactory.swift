@@ -1,5 +1,5 @@
-public import Settings
 import MPDProtocol
+public import Settings
 
 /// Builds the device for one `audio_output` block.
 ///

@@ -132,7 +132,9 @@ public final class PipeOutput: AudioOutputDevice {
         let listing = dirfd(directory)
         var found: [Int32] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard let descriptor = Int32(name), descriptor > STDERR_FILENO, descriptor != listing else { continue }
             let flags = fcntl(descriptor, F_GETFD)
             if flags >= 0 && flags & FD_CLOEXEC == 0 { found.append(descriptor) }

@@ -77,7 +77,8 @@ public struct SoftwareVolume: Sendable {
             for i in 0..<count {
                 let offset = i * 2
                 let value = Int64(base.loadUnaligned(fromByteOffset: offset, as: Int16.self))
-                let scaled = dither.shift(value * scale, sourceBits: 16 + Self.fractionBits, scaleBits: Self.fractionBits)
+                let scaled = dither.shift(
+                    value * scale, sourceBits: 16 + Self.fractionBits, scaleBits: Self.fractionBits)
                 base.storeBytes(of: Int16(truncatingIfNeeded: scaled), toByteOffset: offset, as: Int16.self)
             }
         case .s24, .s32:
@@ -85,7 +86,8 @@ public struct SoftwareVolume: Sendable {
             for i in 0..<count {
                 let offset = i * 4
                 let value = Int64(base.loadUnaligned(fromByteOffset: offset, as: Int32.self))
-                let scaled = dither.shift(value * scale, sourceBits: bits + Self.fractionBits, scaleBits: Self.fractionBits)
+                let scaled = dither.shift(
+                    value * scale, sourceBits: bits + Self.fractionBits, scaleBits: Self.fractionBits)
                 base.storeBytes(of: Int32(truncatingIfNeeded: scaled), toByteOffset: offset, as: Int32.self)
             }
         case .float:
@@ -102,7 +104,9 @@ public struct SoftwareVolume: Sendable {
     /// volume stage. `destination` needs twice the bytes of `source`; returns the bytes
     /// written (fewer if it is too small).
     @discardableResult
-    public static func widen16To24(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) -> Int {
+    public static func widen16To24(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer)
+        -> Int
+    {
         guard let input = source.baseAddress, let output = destination.baseAddress else { return 0 }
         let count = min(source.count / 2, destination.count / 4)
         for i in 0..<count {

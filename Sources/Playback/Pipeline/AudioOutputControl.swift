@@ -1,5 +1,5 @@
-public import Settings
 import Foundation
+public import Settings
 
 /// One audio output as `outputs` shows it.
 public struct OutputStatus: Sendable, Equatable {
@@ -38,9 +38,12 @@ extension DecodingPipeline: AudioOutputControl {
     /// With no block at all, MPD's choice: ALSA's `default` device.
     /// - Parameter report: receives one line per output that cannot be set up (it is left out)
     ///   and, later, every playback failure with its full reason: the server's log.
-    public static func make(configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void) -> DecodingPipeline {
-        make(devices: OutputDevices(configuration: configuration, report: report), attached: true,
-             configuration: configuration, report: report)
+    public static func make(configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void)
+        -> DecodingPipeline
+    {
+        make(
+            devices: OutputDevices(configuration: configuration, report: report), attached: true,
+            configuration: configuration, report: report)
     }
 
     /// Builds a pipeline over devices shared with other partitions' pipelines.
@@ -68,10 +71,11 @@ extension DecodingPipeline: AudioOutputControl {
         lock.lock()
         defer { lock.unlock() }
         return outputs.indices.map {
-            OutputStatus(id: $0, name: outputs[$0].name, plugin: attached[$0] ? outputs[$0].plugin : "dummy",
-                         enabled: enabled[$0], error: outputErrors[$0],
-                         hasMixer: attached[$0] && (outputs[$0].softwareVolume || outputs[$0].mixer != nil),
-                         attributes: attached[$0] ? outputs[$0].sink.attributes : [])
+            OutputStatus(
+                id: $0, name: outputs[$0].name, plugin: attached[$0] ? outputs[$0].plugin : "dummy",
+                enabled: enabled[$0], error: outputErrors[$0],
+                hasMixer: attached[$0] && (outputs[$0].softwareVolume || outputs[$0].mixer != nil),
+                attributes: attached[$0] ? outputs[$0].sink.attributes : [])
         }
     }
 

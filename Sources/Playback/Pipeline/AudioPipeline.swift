@@ -67,7 +67,8 @@ public struct PipelineStatus: Sendable, Equatable {
 
     /// Creates a status.
     public init(
-        state: PlayState, elapsed: Double = 0, bitrate: Int = 0, track: PipelineTrack? = nil, outputsFailure: String? = nil
+        state: PlayState, elapsed: Double = 0, bitrate: Int = 0, track: PipelineTrack? = nil,
+        outputsFailure: String? = nil
     ) {
         self.state = state
         self.elapsed = elapsed

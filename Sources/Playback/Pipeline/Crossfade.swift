@@ -157,7 +157,8 @@ enum CrossfadeMix {
         case .s16:
             for i in 0..<count {
                 let offset = i * 2
-                let sum = Int64(b.loadUnaligned(fromByteOffset: offset, as: Int16.self)) * incomingWeight
+                let sum =
+                    Int64(b.loadUnaligned(fromByteOffset: offset, as: Int16.self)) * incomingWeight
                     + Int64(a.loadUnaligned(fromByteOffset: offset, as: Int16.self)) * outgoingWeight
                 let value = dither.shift(sum, sourceBits: 16 + bits, scaleBits: bits)
                 a.storeBytes(of: Int16(truncatingIfNeeded: value), toByteOffset: offset, as: Int16.self)
@@ -166,7 +167,8 @@ enum CrossfadeMix {
             let width = sample == .s24 ? 24 : 32
             for i in 0..<count {
                 let offset = i * 4
-                let sum = Int64(b.loadUnaligned(fromByteOffset: offset, as: Int32.self)) * incomingWeight
+                let sum =
+                    Int64(b.loadUnaligned(fromByteOffset: offset, as: Int32.self)) * incomingWeight
                     + Int64(a.loadUnaligned(fromByteOffset: offset, as: Int32.self)) * outgoingWeight
                 let value = dither.shift(sum, sourceBits: width + bits, scaleBits: bits)
                 a.storeBytes(of: Int32(truncatingIfNeeded: value), toByteOffset: offset, as: Int32.self)
@@ -176,7 +178,8 @@ enum CrossfadeMix {
             let outWeight = Float(outgoingWeight) / Float(SoftwareVolume.unity)
             for i in 0..<count {
                 let offset = i * 4
-                let value = b.loadUnaligned(fromByteOffset: offset, as: Float.self) * inWeight
+                let value =
+                    b.loadUnaligned(fromByteOffset: offset, as: Float.self) * inWeight
                     + a.loadUnaligned(fromByteOffset: offset, as: Float.self) * outWeight
                 a.storeBytes(of: value, toByteOffset: offset, as: Float.self)
             }
@@ -184,27 +187,34 @@ enum CrossfadeMix {
     }
 
     /// MixRamp's sum: each sample added, integers clipped to their range (MPD's `pcm_add`).
-    private static func add(_ b: UnsafeRawPointer, into a: UnsafeMutableRawPointer, count: Int, sample: PCMFormat.Sample) {
+    private static func add(
+        _ b: UnsafeRawPointer, into a: UnsafeMutableRawPointer, count: Int, sample: PCMFormat.Sample
+    ) {
         switch sample {
         case .s16:
             for i in 0..<count {
                 let offset = i * 2
-                let sum = Int32(a.loadUnaligned(fromByteOffset: offset, as: Int16.self))
+                let sum =
+                    Int32(a.loadUnaligned(fromByteOffset: offset, as: Int16.self))
                     + Int32(b.loadUnaligned(fromByteOffset: offset, as: Int16.self))
-                a.storeBytes(of: Int16(min(max(sum, Int32(Int16.min)), Int32(Int16.max))), toByteOffset: offset, as: Int16.self)
+                a.storeBytes(
+                    of: Int16(min(max(sum, Int32(Int16.min)), Int32(Int16.max))), toByteOffset: offset, as: Int16.self)
             }
         case .s24, .s32:
             let maximum: Int64 = sample == .s24 ? (1 << 23) - 1 : Int64(Int32.max)
             for i in 0..<count {
                 let offset = i * 4
-                let sum = Int64(a.loadUnaligned(fromByteOffset: offset, as: Int32.self))
+                let sum =
+                    Int64(a.loadUnaligned(fromByteOffset: offset, as: Int32.self))
                     + Int64(b.loadUnaligned(fromByteOffset: offset, as: Int32.self))
                 a.storeBytes(of: Int32(min(max(sum, -maximum - 1), maximum)), toByteOffset: offset, as: Int32.self)
             }
         case .float:
             for i in 0..<count {
                 let offset = i * 4
-                let sum = a.loadUnaligned(fromByteOffset: offset, as: Float.self) + b.loadUnaligned(fromByteOffset: offset, as: Float.self)
+                let sum =
+                    a.loadUnaligned(fromByteOffset: offset, as: Float.self)
+                    + b.loadUnaligned(fromByteOffset: offset, as: Float.self)
                 a.storeBytes(of: sum, toByteOffset: offset, as: Float.self)
             }
         }

@@ -122,18 +122,23 @@ extension DecodingPipeline {
         switch fade.phase {
         case .refused(let token, let settings) where token == upcoming.token && settings == context.settings:
             return .plain
-        case .planned(let incoming, _, let settings) where incoming.track.token == upcoming.token && settings == context.settings:
+        case .planned(let incoming, _, let settings)
+        where incoming.track.token == upcoming.token && settings == context.settings:
             break
         default:
-            fade.phase = plan(upcoming, current: current, playing: playing, format: format, gain: gain,
-                              context: context, chunkFrames: chunkFrames, maximumChunks: maximumChunks)
+            fade.phase = plan(
+                upcoming, current: current, playing: playing, format: format, gain: gain,
+                context: context, chunkFrames: chunkFrames, maximumChunks: maximumChunks)
         }
-        guard case .planned(let incoming, let chunks, let settings) = fade.phase, remaining <= chunks else { return .plain }
+        guard case .planned(let incoming, let chunks, let settings) = fade.phase, remaining <= chunks else {
+            return .plain
+        }
 
         lock.lock()
         defer { lock.unlock() }
         guard chunk.generation == generation, buffer.written == chunk.index, !borderPause,
-              next?.token == upcoming.token else { return .plain }
+            next?.token == upcoming.token
+        else { return .plain }
         border = (chunk.index, upcoming.token)
         fadeStart = (chunk.index, playing, current.position)
         next = nil
@@ -163,10 +168,14 @@ extension DecodingPipeline {
         // MPD compares the formats its decoder delivers: each song's own, or
         // `audio_output_format`'s fields where it sets them.
         func decoded(_ source: any PCMSource) -> PCMFormat {
-            context.configuredFormat.flatMap { PCMFormat(mpdFormat: $0, source: source.sourceFormat) } ?? source.sourceFormat
+            context.configuredFormat.flatMap { PCMFormat(mpdFormat: $0, source: source.sourceFormat) }
+                ?? source.sourceFormat
         }
-        guard settings.canCrossfade(current: length(playing, current), next: length(upcoming, opened),
-                                    sameFormat: decoded(opened) == decoded(current)) else { return refused }
+        guard
+            settings.canCrossfade(
+                current: length(playing, current), next: length(upcoming, opened),
+                sameFormat: decoded(opened) == decoded(current))
+        else { return refused }
         func decibels(_ info: ReplayGainInfo?) -> Float {
             20 * log10f(Float(gain.factor(for: info)) / Float(SoftwareVolume.unity))
         }
@@ -197,23 +206,26 @@ extension DecodingPipeline {
             capacity = min(capacity, left)
         }
         let time = current.position
-        let outgoing = read(current, into: UnsafeMutableRawBufferPointer(rebasing: chunk.space[0..<capacity]), format: format,
-                            stage: &gainStage, factor: gain.factor(for: current.replayGain), track: playing,
-                            generation: chunk.generation)
+        let outgoing = read(
+            current, into: UnsafeMutableRawBufferPointer(rebasing: chunk.space[0..<capacity]), format: format,
+            stage: &gainStage, factor: gain.factor(for: current.replayGain), track: playing,
+            generation: chunk.generation)
         if outgoing == 0 {
             fade.reset()
             return incoming
         }
-        let received = read(incoming.source, into: UnsafeMutableRawBufferPointer(rebasing: fade.scratch[0..<full]),
-                            format: format, stage: &incoming.gain, factor: gain.factor(for: incoming.source.replayGain),
-                            track: incoming.track, generation: chunk.generation)
+        let received = read(
+            incoming.source, into: UnsafeMutableRawBufferPointer(rebasing: fade.scratch[0..<full]),
+            format: format, stage: &incoming.gain, factor: gain.factor(for: incoming.source.replayGain),
+            track: incoming.track, generation: chunk.generation)
         var length = outgoing
         if received > 0 {
-            CrossfadeMix.mix(UnsafeRawBufferPointer(rebasing: fade.scratch[0..<received]),
-                             into: UnsafeMutableRawBufferPointer(rebasing: chunk.space[0..<min(outgoing, received)]),
-                             sample: format.sample,
-                             portion: additive ? nil : CrossfadeMix.portion(remaining: remaining, total: total),
-                             dither: &fade.dither)
+            CrossfadeMix.mix(
+                UnsafeRawBufferPointer(rebasing: fade.scratch[0..<received]),
+                into: UnsafeMutableRawBufferPointer(rebasing: chunk.space[0..<min(outgoing, received)]),
+                sample: format.sample,
+                portion: additive ? nil : CrossfadeMix.portion(remaining: remaining, total: total),
+                dither: &fade.dither)
             if received > outgoing {
                 // The outgoing song's last, short chunk: the rest is the incoming song alone,
                 // and the chunk has its length (MPD's outputs do the same).
@@ -224,9 +236,12 @@ extension DecodingPipeline {
         }
 
         lock.lock()
-        if chunk.generation == generation && buffer.written == chunk.index && fadeStart?.outgoing.token == playing.token {
-            buffer.commit(ChunkInfo(token: playing.token, time: time, length: length, format: format,
-                                    bitrate: current.bitrate, isEnd: false))
+        if chunk.generation == generation && buffer.written == chunk.index && fadeStart?.outgoing.token == playing.token
+        {
+            buffer.commit(
+                ChunkInfo(
+                    token: playing.token, time: time, length: length, format: format,
+                    bitrate: current.bitrate, isEnd: false))
             lock.broadcast()
             if received == 0 {
                 // The incoming song broke off: no fade; the decoder tries it again at the end.
@@ -258,7 +273,8 @@ extension DecodingPipeline {
         guard space.count > 0 else { return 0 }
         do {
             let length = try source.read(into: space, format: format)
-            stage.apply(factor: factor, to: UnsafeMutableRawBufferPointer(rebasing: space[0..<length]), sample: format.sample)
+            stage.apply(
+                factor: factor, to: UnsafeMutableRawBufferPointer(rebasing: space[0..<length]), sample: format.sample)
             return length
         } catch {
             post(.log("\(error)"), generation: generation)

@@ -17,8 +17,9 @@ extension DecodingPipeline {
         case resume(PipelineTrack, offset: Double, generation: UInt64)
         /// `gain`: the replay gain settings in effect for this chunk; `fade`: the crossfade
         /// settings and the song that may fade in, when one is known.
-        case decode(into: UnsafeMutableRawBufferPointer, index: Int, generation: UInt64, gain: ReplayGainSettings,
-                    fade: FadeContext)
+        case decode(
+            into: UnsafeMutableRawBufferPointer, index: Int, generation: UInt64, gain: ReplayGainSettings,
+            fade: FadeContext)
         case openNext(PipelineTrack, generation: UInt64)
         case end(generation: UInt64)
         case close
@@ -112,7 +113,8 @@ extension DecodingPipeline {
                 track = nil
                 lock.lock()
                 if generation == self.generation {
-                    buffer.commit(ChunkInfo(token: 0, time: 0, length: 0, format: format ?? .cd, bitrate: 0, isEnd: true))
+                    buffer.commit(
+                        ChunkInfo(token: 0, time: 0, length: 0, format: format ?? .cd, bitrate: 0, isEnd: true))
                     lock.broadcast()
                 }
                 lock.unlock()
@@ -121,7 +123,8 @@ extension DecodingPipeline {
                 let format = sessionFormat ?? outputFormat(for: current.sourceFormat)
                 sessionFormat = format
                 let chunk = Chunk(space: space, index: index, generation: generation, format: format)
-                let decision = fade.isFading
+                let decision =
+                    fade.isFading
                     ? .mix : startFade(&fade, chunk, current: current, playing: playing, gain: gain, context: context)
                 if decision == .waitForNext {
                     lock.lock()
@@ -130,8 +133,10 @@ extension DecodingPipeline {
                     continue
                 }
                 if decision == .mix {
-                    if let incoming = decodeFading(&fade, chunk, current: current, playing: playing, gain: gain,
-                                                   gainStage: &gainStage) {
+                    if let incoming = decodeFading(
+                        &fade, chunk, current: current, playing: playing, gain: gain,
+                        gainStage: &gainStage)
+                    {
                         // The fade is over (or the outgoing song ended sooner): the incoming
                         // song goes on alone.
                         source = incoming.source
@@ -150,9 +155,11 @@ extension DecodingPipeline {
                 var failed: String?
                 if capacity > 0 {
                     do {
-                        length = try current.read(into: UnsafeMutableRawBufferPointer(rebasing: space[0..<capacity]), format: format)
-                        gainStage.apply(factor: gain.factor(for: current.replayGain),
-                                        to: UnsafeMutableRawBufferPointer(rebasing: space[0..<length]), sample: format.sample)
+                        length = try current.read(
+                            into: UnsafeMutableRawBufferPointer(rebasing: space[0..<capacity]), format: format)
+                        gainStage.apply(
+                            factor: gain.factor(for: current.replayGain),
+                            to: UnsafeMutableRawBufferPointer(rebasing: space[0..<length]), sample: format.sample)
                     } catch {
                         failed = Self.message(error, track: playing)
                         post(.log("\(error)"), generation: generation)
@@ -162,8 +169,10 @@ extension DecodingPipeline {
                 self.format = format
                 if generation == self.generation && buffer.written == index {
                     if length > 0 {
-                        buffer.commit(ChunkInfo(token: playing.token, time: time, length: length,
-                                                format: format, bitrate: current.bitrate, isEnd: false))
+                        buffer.commit(
+                            ChunkInfo(
+                                token: playing.token, time: time, length: length,
+                                format: format, bitrate: current.bitrate, isEnd: false))
                         lock.broadcast()
                     } else {
                         // The song is over (or broke off): what comes next is decided above.
@@ -208,12 +217,15 @@ extension DecodingPipeline {
             }
             if fadeAwaitsNext && (nextKnown || borderPause || !crossfade.isEnabled) { fadeAwaitsNext = false }
             if hasSource && !decoderWaitingForNext && !fadeAwaitsNext && buffer.hasRoom
-                && (!decoderHeld || buffer.freeChunks >= refillChunks) {
+                && (!decoderHeld || buffer.freeChunks >= refillChunks)
+            {
                 decoderHeld = false
-                let fade = FadeContext(settings: crossfade, upcoming: borderPause || !nextKnown ? nil : next,
-                                       awaitingNext: !nextKnown && !borderPause, configuredFormat: configuredFormat)
-                return .decode(into: buffer.space(), index: buffer.written, generation: generation, gain: replayGain,
-                               fade: fade)
+                let fade = FadeContext(
+                    settings: crossfade, upcoming: borderPause || !nextKnown ? nil : next,
+                    awaitingNext: !nextKnown && !borderPause, configuredFormat: configuredFormat)
+                return .decode(
+                    into: buffer.space(), index: buffer.written, generation: generation, gain: replayGain,
+                    fade: fade)
             }
             if hasSource && !decoderWaitingForNext && !buffer.hasRoom {
                 // Full: decode again in one batch once `refillChunks` are free, rather than
@@ -221,7 +233,8 @@ extension DecodingPipeline {
                 decoderHeld = true
             }
             // Whether only room in the buffer lets the decoder go on: the outputs wake it then.
-            decoderNeedsRoom = (hasSource && !decoderWaitingForNext && !fadeAwaitsNext)
+            decoderNeedsRoom =
+                (hasSource && !decoderWaitingForNext && !fadeAwaitsNext)
                 || (decoderWaitingForNext && border == nil && next == nil && nextKnown)
             lock.wait()
             decoderNeedsRoom = false

@@ -42,7 +42,8 @@ extension DecodingPipeline {
                 let generationAtFailure = failureGenerations[index] ?? generation
                 while !shutdown
                     && !(enabled[index] && attached[index]
-                         && (!failedOutputs.contains(index) || generation != generationAtFailure)) {
+                        && (!failedOutputs.contains(index) || generation != generationAtFailure))
+                {
                     lock.wait()
                 }
                 if shutdown { break }
@@ -58,7 +59,8 @@ extension DecodingPipeline {
             }
             // Wait for a chunk, a flush, or the end of a pause.
             while !shutdown && enabled[index] && attached[index] && generation == thread.seenGeneration
-                && (paused || !buffer.hasChunk(reader: reader)) {
+                && (paused || !buffer.hasChunk(reader: reader))
+            {
                 if paused && !thread.devicePaused && thread.device != nil {
                     lock.unlock()
                     thread.devicePaused = output.sink.pause()
@@ -105,8 +107,10 @@ extension DecodingPipeline {
             // first chunk after the gapless border counts too (a crossfade's border is its
             // first mixed chunk, still the outgoing song's, so not there).
             let atBorder = border.map { $0.token == info.token && $0.index == buffer.position(reader: reader) } ?? false
-            if let previous = thread.currentToken ?? playingToken, previous != info.token || (atBorder && fadeStart == nil),
-               isReference {
+            if let previous = thread.currentToken ?? playingToken,
+                previous != info.token || (atBorder && fadeStart == nil),
+                isReference
+            {
                 // The reference output reaches the next song: that is when it is heard.
                 playingToken = info.token
                 playedTime = info.time
@@ -126,8 +130,9 @@ extension DecodingPipeline {
             lock.unlock()
 
             thread.devicePaused = false
-            let (done, failure) = play(bytes, info, on: output, &thread, level: level, scratch: scratch,
-                                       generation: chunkGeneration)
+            let (done, failure) = play(
+                bytes, info, on: output, &thread, level: level, scratch: scratch,
+                generation: chunkGeneration)
 
             lock.lock()
             if isReference {
@@ -182,8 +187,9 @@ extension DecodingPipeline {
             scratch.copyMemory(from: UnsafeRawBufferPointer(bytes))
             samples = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<bytes.count])
         } else if device.sampleRate == info.format.sampleRate && device.channels == info.format.channels {
-            let count = SampleConversion.convert(UnsafeRawBufferPointer(bytes), from: info.format.sample,
-                                                 into: scratch, to: device.sample)
+            let count = SampleConversion.convert(
+                UnsafeRawBufferPointer(bytes), from: info.format.sample,
+                into: scratch, to: device.sample)
             samples = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count])
         } else {
             return (0, "\(output.name): the device took \(device) for \(info.format), which cannot be converted")

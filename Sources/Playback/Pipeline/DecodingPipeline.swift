@@ -1,8 +1,8 @@
-public import Settings
 import Foundation
 import MediaLibrary
-import Synchronization
 import Platform
+public import Settings
+import Synchronization
 
 /// The audio pipeline (DESIGN.md): a decoder thread fills a ``PCMBuffer`` and one output
 /// thread per audio output plays it, gaplessly from one song into the next.
@@ -270,7 +270,8 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         defer { lock.unlock() }
         guard let token = playingToken, let track = tracks[token] else { return PipelineStatus(state: .stop) }
         return PipelineStatus(
-            state: paused ? .pause : .play, elapsed: playedTime, bitrate: bitrate, track: track, outputsFailure: outputsFailure)
+            state: paused ? .pause : .play, elapsed: playedTime, bitrate: bitrate, track: track,
+            outputsFailure: outputsFailure)
     }
 
     public var playedSeconds: Double {

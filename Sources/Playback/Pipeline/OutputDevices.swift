@@ -23,10 +23,11 @@ public final class OutputDevices: @unchecked Sendable {
             do {
                 let device = try OutputFactory.make(block, defaultMixerType: configuration.mixerType)
                 let mixerType = block.mixerType ?? configuration.mixerType
-                outputs.append(DecodingPipeline.Output(
-                    name: block.name, plugin: block.type, sink: DeviceSink(device), format: block.format,
-                    softwareVolume: mixerType == .software, mixer: device.hardwareMixer,
-                    enabledAtStart: block.enabled))
+                outputs.append(
+                    DecodingPipeline.Output(
+                        name: block.name, plugin: block.type, sink: DeviceSink(device), format: block.format,
+                        softwareVolume: mixerType == .software, mixer: device.hardwareMixer,
+                        enabledAtStart: block.enabled))
             } catch {
                 report("audio output \"\(block.name)\": \(error)")
             }

@@ -1,6 +1,6 @@
-public import Settings
 import Dispatch
 import Foundation
+public import Settings
 import Synchronization
 
 /// A pipeline that plays into nothing at real-time speed: elapsed time advances with the

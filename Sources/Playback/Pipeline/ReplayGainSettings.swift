@@ -1,5 +1,5 @@
-public import Settings
 import Glibc
+public import Settings
 
 /// How loud each song plays under replay gain: the `replaygain_*` options, the mode in effect,
 /// and MPD's arithmetic that turns a song's tags into a volume factor.
@@ -41,8 +41,9 @@ public struct ReplayGainSettings: Sendable, Equatable {
     /// The options from the configuration; the mode starts `off` until the player sets the
     /// one in effect.
     public init(configuration: TonearmConfiguration) {
-        self.init(preamp: configuration.replayGainPreamp, missingPreamp: configuration.replayGainMissingPreamp,
-                  limit: configuration.replayGainLimit)
+        self.init(
+            preamp: configuration.replayGainPreamp, missingPreamp: configuration.replayGainMissingPreamp,
+            limit: configuration.replayGainLimit)
     }
 
     /// The mode the pipeline applies for the partition's mode (MPD's

@@ -26,13 +26,16 @@ enum SampleConversion {
             let clipped = max(-1, min(value, 1))
             switch to {
             case .s16:
-                destination.storeBytes(of: Int16(clamping: Int((clipped * 32768).rounded())), toByteOffset: index * 2, as: Int16.self)
+                destination.storeBytes(
+                    of: Int16(clamping: Int((clipped * 32768).rounded())), toByteOffset: index * 2, as: Int16.self)
             case .s24:
-                destination.storeBytes(of: Int32(clamping: Int((clipped * 8_388_608).rounded()).clamped(-8_388_608, 8_388_607)),
-                                       toByteOffset: index * 4, as: Int32.self)
+                destination.storeBytes(
+                    of: Int32(clamping: Int((clipped * 8_388_608).rounded()).clamped(-8_388_608, 8_388_607)),
+                    toByteOffset: index * 4, as: Int32.self)
             case .s32:
-                destination.storeBytes(of: Int32(clamping: Int64((Double(clipped) * 2_147_483_648).rounded())),
-                                       toByteOffset: index * 4, as: Int32.self)
+                destination.storeBytes(
+                    of: Int32(clamping: Int64((Double(clipped) * 2_147_483_648).rounded())),
+                    toByteOffset: index * 4, as: Int32.self)
             case .float:
                 destination.storeBytes(of: value, toByteOffset: index * 4, as: Float.self)
             }

@@ -1,5 +1,5 @@
-public import MusicModel
 import MPDProtocol
+public import MusicModel
 
 extension PlayerController {
     /// What the state file should hold now.
@@ -21,8 +21,9 @@ extension PlayerController {
             saved.lastLoadedPlaylist = core.lastLoadedPlaylist
             saved.entries = core.queue.entries.map { entry in
                 let ranged = entry.startTime > 0 || entry.endTime != nil
-                return SavedPlayerState.Entry(uri: entry.song.uri, priority: entry.priority,
-                                              range: ranged ? (entry.startTime, entry.endTime) : nil)
+                return SavedPlayerState.Entry(
+                    uri: entry.song.uri, priority: entry.priority,
+                    range: ranged ? (entry.startTime, entry.endTime) : nil)
             }
             return saved
         }
@@ -32,13 +33,15 @@ extension PlayerController {
     /// `StateFile::CheckModified` hash): compared between periodic writes.
     public func stateFingerprint() -> [Int] {
         let status = self.status
-        return [Int(status.queueVersion), status.current?.position ?? -1, Int(status.elapsed ?? -1),
-                status.random ? 1 : 0, status.repeatMode ? 1 : 0, status.single.hashValue, status.consume.hashValue,
-                status.crossfade, status.volume ?? -1, status.state.hashValue,
-                // Bit patterns: a client may set any float (`mixrampdb -1e30`, `nan`), which
-                // `Int(_:)` traps on.
-                Int(truncatingIfNeeded: status.mixRampDB.bitPattern),
-                Int(truncatingIfNeeded: status.mixRampDelay.bitPattern), status.lastLoadedPlaylist.hashValue]
+        return [
+            Int(status.queueVersion), status.current?.position ?? -1, Int(status.elapsed ?? -1),
+            status.random ? 1 : 0, status.repeatMode ? 1 : 0, status.single.hashValue, status.consume.hashValue,
+            status.crossfade, status.volume ?? -1, status.state.hashValue,
+            // Bit patterns: a client may set any float (`mixrampdb -1e30`, `nan`), which
+            // `Int(_:)` traps on.
+            Int(truncatingIfNeeded: status.mixRampDB.bitPattern),
+            Int(truncatingIfNeeded: status.mixRampDelay.bitPattern), status.lastLoadedPlaylist.hashValue,
+        ]
     }
 
     /// Restores a saved state (MPD's `playlist_state_restore`).

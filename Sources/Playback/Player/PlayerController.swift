@@ -1,6 +1,6 @@
-public import Settings
 public import MPDProtocol
 public import MusicModel
+public import Settings
 import Synchronization
 
 /// One partition's player: the queue, the now-playing song, the playback modes and the
@@ -43,8 +43,9 @@ public final class PlayerController: Sendable {
         self.pipeline = pipeline
         self.notify = notify
         self.listened = listened
-        var core = PlayerCore(queue: Queue(maximumLength: maximumLength, seed: seed), pipeline: pipeline,
-                              volume: hasMixer ? 100 : nil, path: path)
+        var core = PlayerCore(
+            queue: Queue(maximumLength: maximumLength, seed: seed), pipeline: pipeline,
+            volume: hasMixer ? 100 : nil, path: path)
         core.replayGainMode = replayGainMode
         core.applyReplayGainMode()
         self.core = Mutex(core)

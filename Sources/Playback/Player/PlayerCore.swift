@@ -1,6 +1,6 @@
-import Settings
 import MPDProtocol
 import MusicModel
+import Settings
 
 /// The player's mutable state and the rules that change it (MPD's `playlist` together with
 /// what it asks of `PlayerControl`). ``PlayerController`` owns one and serialises all access;
@@ -64,7 +64,8 @@ struct PlayerCore: Sendable {
     /// Tells the pipeline the crossfade and MixRamp settings (`crossfade`, `mixrampdb`,
     /// `mixrampdelay`, as commands or the state file set them).
     func applyCrossfade() {
-        pipeline.setCrossfade(CrossfadeSettings(seconds: Double(crossfade), mixRampDB: mixRampDB, mixRampDelay: mixRampDelay))
+        pipeline.setCrossfade(
+            CrossfadeSettings(seconds: Double(crossfade), mixRampDB: mixRampDB, mixRampDelay: mixRampDelay))
     }
 
     /// MPD's `GetNextPosition`: what `status` shows as `nextsong`.
@@ -113,8 +114,10 @@ struct PlayerCore: Sendable {
 
     func track(atOrder index: Int) -> PipelineTrack {
         let entry = queue.entry(atOrder: index)
-        return PipelineTrack(token: entry.id, path: path(entry.song.uri), uri: entry.song.uri, start: entry.startTime, end: entry.endTime,
-                             duration: entry.song.duration, audioFormat: entry.song.audioFormat)
+        return PipelineTrack(
+            token: entry.id, path: path(entry.song.uri), uri: entry.song.uri, start: entry.startTime,
+            end: entry.endTime,
+            duration: entry.song.duration, audioFormat: entry.song.audioFormat)
     }
 
     /// The id of the queued song while playing, MPD's `GetQueuedSong` (compared by identity).
@@ -130,7 +133,8 @@ struct PlayerCore: Sendable {
         queued = nil
         current = index
         beginListening(atOrder: index)
-        generation = pipeline.play(track(atOrder: index), from: offset ?? queue.entry(atOrder: index).startTime, paused: paused)
+        generation = pipeline.play(
+            track(atOrder: index), from: offset ?? queue.entry(atOrder: index).startTime, paused: paused)
         events.insert(.player)
         songStarted()
         updateQueuedSong(previous: nil)

@@ -41,8 +41,9 @@ extension PlayerCore {
         let entry = queue.entry(atOrder: index)
         guard listening?.entryID != entry.id else { return }
         endListening(leftByUser: false)
-        listening = ListeningRecord(entryID: entry.id, uri: entry.song.uri, duration: entry.playedDuration,
-                                    playedAtStart: pipeline.playedSeconds)
+        listening = ListeningRecord(
+            entryID: entry.id, uri: entry.song.uri, duration: entry.playedDuration,
+            playedAtStart: pipeline.playedSeconds)
     }
 
     /// Ends the count for the current song and reports it.
@@ -50,8 +51,10 @@ extension PlayerCore {
         guard let record = listening else { return }
         listening = nil
         let heard = max(0, pipeline.playedSeconds - record.playedAtStart)
-        listened.append(SongListening(uri: record.uri, duration: record.duration, heardSeconds: heard,
-                                      leftByUser: leftByUser))
+        listened.append(
+            SongListening(
+                uri: record.uri, duration: record.duration, heardSeconds: heard,
+                leftByUser: leftByUser))
     }
 
     /// Ends the count as the user's choice when the song at play-order `index`, about to be

@@ -71,7 +71,9 @@ extension Queue {
     /// it within the unplayed part of the order, after the play-order index `current`.
     /// - Returns: whether the priority changed.
     @discardableResult
-    public mutating func setPriority(position: Int, _ priority: UInt8, after current: Int?, reorder: Bool = true) -> Bool {
+    public mutating func setPriority(position: Int, _ priority: UInt8, after current: Int?, reorder: Bool = true)
+        -> Bool
+    {
         let old = entries[position].priority
         guard old != priority else { return false }
         entries[position].version = version

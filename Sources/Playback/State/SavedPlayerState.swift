@@ -18,7 +18,8 @@ public struct SavedPlayerState: Sendable, Equatable {
         }
 
         public static func == (a: Entry, b: Entry) -> Bool {
-            a.uri == b.uri && a.priority == b.priority && a.range?.start == b.range?.start && a.range?.end == b.range?.end
+            a.uri == b.uri && a.priority == b.priority && a.range?.start == b.range?.start
+                && a.range?.end == b.range?.end
         }
     }
 
@@ -59,6 +60,7 @@ public struct SavedPlayerState: Sendable, Equatable {
             && a.outputs.map(\.enabled) == b.outputs.map(\.enabled) && a.state == b.state && a.current == b.current
             && a.elapsed == b.elapsed && a.random == b.random && a.repeatMode == b.repeatMode && a.single == b.single
             && a.consume == b.consume && a.crossfade == b.crossfade && a.mixRampDB == b.mixRampDB
-            && a.mixRampDelay == b.mixRampDelay && a.lastLoadedPlaylist == b.lastLoadedPlaylist && a.entries == b.entries
+            && a.mixRampDelay == b.mixRampDelay && a.lastLoadedPlaylist == b.lastLoadedPlaylist
+            && a.entries == b.entries
     }
 }

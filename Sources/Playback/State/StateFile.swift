@@ -60,7 +60,8 @@ public enum StateFile {
                         state.entries.append(entry)
                         priority = 0
                     } else if let colon = line.firstIndex(of: ":"), Int(line[..<colon]) != nil {
-                        state.entries.append(SavedPlayerState.Entry(uri: String(line[line.index(after: colon)...]), priority: priority))
+                        state.entries.append(
+                            SavedPlayerState.Entry(uri: String(line[line.index(after: colon)...]), priority: priority))
                         priority = 0
                     }
                 }
@@ -88,7 +89,8 @@ public enum StateFile {
             case "crossfade": state.crossfade = max(0, Int(Double(value) ?? 0))
             case "mixrampdb": state.mixRampDB = Float(value) ?? 0
             // Old files say `nan` for "off": only numbers count.
-            case "mixrampdelay": if let first = value.first, first.isNumber || first == "-" { state.mixRampDelay = Float(value) ?? -1 }
+            case "mixrampdelay":
+                if let first = value.first, first.isNumber || first == "-" { state.mixRampDelay = Float(value) ?? -1 }
             case "lastloadedplaylist": state.lastLoadedPlaylist = String(value)
             default: break
             }

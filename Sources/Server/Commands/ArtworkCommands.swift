@@ -1,6 +1,6 @@
-import Settings
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
+import Settings
 
 /// The commands of MPD's "music database" group that read files: `albumart`, `readpicture`,
 /// `readcomments`.
@@ -19,7 +19,7 @@ enum ArtworkCommands {
         let offset = Int(try Arguments.unsigned(invocation.arguments[1]))
         let uri = try LibraryURI.local(invocation.arguments[0], allowEmpty: false)
         guard let cover = library.coverFile(for: uri),
-              let chunk = try? library.readChunk(of: cover, offset: offset, length: invocation.session.binaryLimit)
+            let chunk = try? library.readChunk(of: cover, offset: offset, length: invocation.session.binaryLimit)
         else {
             throw MPDError(.noExist, "No file exists")
         }

@@ -1,6 +1,6 @@
 public import MPDProtocol
-public import Settings
 public import NIOCore
+public import Settings
 
 /// What a handler returns when it did not fail.
 public enum CommandOutcome: Sendable, Equatable {

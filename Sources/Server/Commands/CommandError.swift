@@ -1,5 +1,5 @@
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import Playback
 
 /// Turns what a command handler throws into the `ACK` it answers: the one table where the

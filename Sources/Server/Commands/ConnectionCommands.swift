@@ -1,6 +1,6 @@
-import Settings
 import MPDProtocol
 import MusicModel
+import Settings
 
 /// Commands of MPD's "Connection settings" group.
 enum ConnectionCommands {

@@ -1,8 +1,8 @@
-import Settings
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import MusicModel
 import Playback
+import Settings
 
 /// The database commands that feed the queue or a stored playlist: `findadd`, `searchadd`,
 /// `searchaddpl`.
@@ -22,13 +22,16 @@ enum DatabaseAddCommands {
     /// or at the absolute POS. As in MPD, nothing is written (and without a position the name is
     /// not even checked) when nothing matches.
     static func searchAddToPlaylist(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
-        let selection = try DatabaseSelection.parse(invocation.arguments.dropFirst(), foldCase: true, allowsPosition: true)
+        let selection = try DatabaseSelection.parse(
+            invocation.arguments.dropFirst(), foldCase: true, allowsPosition: true)
         let position = try selection.position.map { Int(try Arguments.unsigned($0)) }
         let store = invocation.server.storedPlaylists
         let library = try invocation.server.requireLibrary()
         if let position {
             let name = try StoredPlaylistCommands.name(invocation, 0)
-            guard position <= (try store.editableCount(of: name) ?? 0) else { throw MPDError(.argument, "Bad position") }
+            guard position <= (try store.editableCount(of: name) ?? 0) else {
+                throw MPDError(.argument, "Bad position")
+            }
         }
         let ids = try await library.songIDs(selection)
         var uris: [String] = []
@@ -41,7 +44,8 @@ enum DatabaseAddCommands {
         guard !uris.isEmpty else { return .ok }
         let name = try StoredPlaylistCommands.name(invocation, 0)
         try store.edit(name, createIfMissing: true) { entries throws(LibraryError) in
-            try StoredPlaylists.insert(uris, at: position ?? entries.count, into: &entries, maximumLength: store.maximumLength)
+            try StoredPlaylists.insert(
+                uris, at: position ?? entries.count, into: &entries, maximumLength: store.maximumLength)
             return true
         }
         return .ok

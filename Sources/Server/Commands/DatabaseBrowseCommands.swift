@@ -1,7 +1,7 @@
-import Settings
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import MusicModel
+import Settings
 
 /// The browsing commands of MPD's "music database" group: `lsinfo`, `listall`,
 /// `listallinfo`, `listfiles`.
@@ -59,7 +59,9 @@ enum DatabaseBrowseCommands {
         try await walkRecursively(&invocation, details: true)
     }
 
-    private static func walkRecursively(_ invocation: inout CommandInvocation, details: Bool) async throws -> CommandOutcome {
+    private static func walkRecursively(_ invocation: inout CommandInvocation, details: Bool) async throws
+        -> CommandOutcome
+    {
         let library = try invocation.server.requireLibrary()
         var uri = invocation.arguments.first ?? ""
         if uri == "/" { uri = "" }
@@ -88,8 +90,10 @@ enum DatabaseBrowseCommands {
         let tags = invocation.visibleTags
         while true {
             var lines = ResponseBuffer()
-            let page = try await library.writeWalk(uri, recursive: recursive, details: details, after: cursor,
-                                                   limit: pageEntries, maximumBytes: pageBytes, into: &lines) { row, lines in
+            let page = try await library.writeWalk(
+                uri, recursive: recursive, details: details, after: cursor,
+                limit: pageEntries, maximumBytes: pageBytes, into: &lines
+            ) { row, lines in
                 switch row {
                 case .directory(let path, let lastModified):
                     if details {

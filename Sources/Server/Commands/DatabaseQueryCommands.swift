@@ -1,7 +1,7 @@
-import Settings
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import MusicModel
+import Settings
 
 /// The query commands of MPD's "music database" group: `find`, `search`, `count`,
 /// `searchcount`, `list`.
@@ -28,8 +28,10 @@ enum DatabaseQueryCommands {
         try await printSongs(&invocation, foldCase: true)
     }
 
-    private static func printSongs(_ invocation: inout CommandInvocation, foldCase: Bool) async throws -> CommandOutcome {
-        let selection = try DatabaseSelection.parse(invocation.arguments[...], foldCase: foldCase, allowsPosition: false)
+    private static func printSongs(_ invocation: inout CommandInvocation, foldCase: Bool) async throws -> CommandOutcome
+    {
+        let selection = try DatabaseSelection.parse(
+            invocation.arguments[...], foldCase: foldCase, allowsPosition: false)
         let library = try invocation.server.requireLibrary()
         let ids = try await library.songIDs(selection)
         let tags = invocation.visibleTags
@@ -69,7 +71,8 @@ enum DatabaseQueryCommands {
         try await printCount(&invocation, foldCase: true)
     }
 
-    private static func printCount(_ invocation: inout CommandInvocation, foldCase: Bool) async throws -> CommandOutcome {
+    private static func printCount(_ invocation: inout CommandInvocation, foldCase: Bool) async throws -> CommandOutcome
+    {
         let selection = try CountSelection.parse(invocation.arguments[...], foldCase: foldCase)
         let library = try invocation.server.requireLibrary()
         for group in try await library.count(selection) {

@@ -1,5 +1,5 @@
-import Settings
 import MPDProtocol
+import Settings
 
 /// Commands of MPD's "Client to client" group: channels that clients subscribe to and send
 /// messages on (MPD's `MessageCommands.cxx`). The state lives in ``ChannelRegistry``.
@@ -49,8 +49,9 @@ enum MessageCommands {
     static func sendMessage(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
         let channel = invocation.arguments[0]
         guard ChannelRegistry.isValidChannelName(channel) else { throw MPDError(.argument, "invalid channel name") }
-        let sent = invocation.server.channels.send(invocation.arguments[1], on: channel,
-                                                   partition: invocation.session.partition)
+        let sent = invocation.server.channels.send(
+            invocation.arguments[1], on: channel,
+            partition: invocation.session.partition)
         guard sent else { throw MPDError(.noExist, "nobody is subscribed to this channel") }
         return .ok
     }

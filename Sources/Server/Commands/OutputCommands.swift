@@ -1,6 +1,6 @@
-import Settings
 import MPDProtocol
 import Playback
+import Settings
 
 /// Commands of MPD's "Audio output devices" group.
 enum OutputCommands {
@@ -41,8 +41,11 @@ enum OutputCommands {
             throw MPDError(.noExist, "No such audio output")
         }
         let name = invocation.arguments[1]
-        guard !name.isEmpty, name.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0)
-            || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        guard !name.isEmpty,
+            name.utf8.allSatisfy({
+                $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0)
+                    || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            })
         else { throw MPDError(.argument, "Illegal attribute name") }
         try partition.setAttribute(output: id, name: name, value: invocation.arguments[2])
         invocation.server.idleBus.emit(.output, partition: partition.name)

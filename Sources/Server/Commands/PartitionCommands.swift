@@ -1,5 +1,5 @@
-import Settings
 import MPDProtocol
+import Settings
 
 /// Commands of MPD's "Partition commands" group (MPD's `PartitionCommands.cxx`): the state
 /// lives in ``PartitionSet``.
@@ -11,7 +11,9 @@ enum PartitionCommands {
         },
         CommandDefinition("listpartitions", permission: .read, arguments: .exactly(0)) { invocation in
             // MPD prints the names only, although its documentation promises more.
-            for partition in invocation.server.partitions.all { invocation.response.append("partition", partition.name) }
+            for partition in invocation.server.partitions.all {
+                invocation.response.append("partition", partition.name)
+            }
             return .ok
         },
         CommandDefinition("moveoutput", permission: .admin, arguments: .exactly(1)) { invocation in

@@ -1,6 +1,6 @@
-import Settings
 import MPDProtocol
 import Playback
+import Settings
 
 /// Commands of MPD's "Controlling playback" group.
 enum PlaybackCommands {

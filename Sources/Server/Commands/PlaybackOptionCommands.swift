@@ -1,6 +1,6 @@
-import Settings
 import MPDProtocol
 import Playback
+import Settings
 
 /// Commands of MPD's "Playback options" group: modes, crossfade, replay gain and volume.
 enum PlaybackOptionCommands {

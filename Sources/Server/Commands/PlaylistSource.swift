@@ -1,8 +1,8 @@
-import Settings
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import MusicModel
 import PlaylistFormats
+import Settings
 
 /// A playlist the reading commands and `load` name: a stored playlist, else a playlist file in
 /// the music folder (MPD's `playlist_mapper_open`: the playlist directory is tried first, so a
@@ -31,7 +31,8 @@ struct PlaylistSource {
     static func locate(_ argument: String) throws(MPDError) {
         // An absolute path is a file path even when "://" appears later in it, as in MPD.
         if !argument.hasPrefix("/") && argument.contains("://")
-            && !(argument.utf8.count >= 7 && argument.prefix(7).lowercased() == "file://") {
+            && !(argument.utf8.count >= 7 && argument.prefix(7).lowercased() == "file://")
+        {
             return  // a remote playlist: `open` answers that there is no such playlist
         }
         _ = try LibraryURI.local(argument, allowEmpty: false)
@@ -43,14 +44,16 @@ struct PlaylistSource {
     ///   playlists).
     static func open(_ argument: String, _ server: ServerContext) throws(LibraryError) -> PlaylistSource {
         let library = server.library
-        let resolver = PlaylistEntryResolver(musicDirectory: library?.settings.musicDirectory ?? server.configuration.musicDirectory)
+        let resolver = PlaylistEntryResolver(
+            musicDirectory: library?.settings.musicDirectory ?? server.configuration.musicDirectory)
         if !argument.contains("://") {
             if StoredPlaylists.isValidName(argument), let entries = try server.storedPlaylists.entries(of: argument) {
                 return PlaylistSource(entries: entries, base: "", library: library, resolver: resolver)
             }
             if let library, let entries = try library.playlistFileEntries(argument) {
-                return PlaylistSource(entries: entries, base: PlaylistEntryResolver.folder(of: argument),
-                                      library: library, resolver: resolver)
+                return PlaylistSource(
+                    entries: entries, base: PlaylistEntryResolver.folder(of: argument),
+                    library: library, resolver: resolver)
             }
         }
         throw .noSuchPlaylist(argument)

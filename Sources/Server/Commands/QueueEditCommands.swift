@@ -1,8 +1,8 @@
-import Settings
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import MusicModel
 import Playback
+import Settings
 
 /// The editing commands of MPD's "The Queue" group.
 enum QueueEditCommands {
@@ -150,7 +150,8 @@ enum QueueEditCommands {
         var songs: [Song] = []
         var cursor: Int64 = 0
         while true {
-            guard let page = try await library.walk(uri, recursive: true, details: true, after: cursor, limit: 1000) else {
+            guard let page = try await library.walk(uri, recursive: true, details: true, after: cursor, limit: 1000)
+            else {
                 throw MPDError(.noExist, "No such directory")
             }
             for case .song(let song) in page.entries { songs.append(song) }
@@ -175,13 +176,16 @@ enum QueueEditCommands {
     }
 
     /// MPD's `ParseMoveDestination` for moving `range`.
-    static func moveDestination(_ text: String, _ range: Range<Int>, _ player: PlayerController) throws(MPDError) -> Int {
+    static func moveDestination(_ text: String, _ range: Range<Int>, _ player: PlayerController) throws(MPDError) -> Int
+    {
         let length = player.queue.count
         if text.hasPrefix("+") || text.hasPrefix("-") {
             guard var current = player.currentEntry?.position else { throw MPDError(.playerSync, "No current song") }
             if range.contains(current) { throw MPDError(.argument, "Cannot move current song relative to itself") }
             if current >= range.upperBound { current -= range.count }
-            let offset = Int(try Arguments.unsigned(String(text.dropFirst()), maximum: UInt64(max(0, length - current - range.count))))
+            let offset = Int(
+                try Arguments.unsigned(
+                    String(text.dropFirst()), maximum: UInt64(max(0, length - current - range.count))))
             return text.hasPrefix("+") ? current + 1 + offset : current - offset
         }
         // MPD's unsigned `length - count` wraps when FROM is past the queue: any TO passes here
@@ -198,7 +202,9 @@ enum QueueEditCommands {
         let length = player.queue.count
         // MPD reads TO before it checks FROM against the queue.
         let destination = try moveDestination(invocation.arguments[1], range.start..<max(range.start, end), player)
-        guard range.start < end, range.start < length, end <= length else { throw MPDError(.argument, "Bad song index") }
+        guard range.start < end, range.start < length, end <= length else {
+            throw MPDError(.argument, "Bad song index")
+        }
         try player.move(range.start..<end, to: destination)
         return .ok
     }

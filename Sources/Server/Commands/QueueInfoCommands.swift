@@ -1,8 +1,8 @@
-import Settings
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import MusicModel
 import Playback
+import Settings
 
 /// The reading commands of MPD's "The Queue" group.
 enum QueueInfoCommands {
@@ -93,8 +93,11 @@ enum QueueInfoCommands {
     /// `playlistfind` / `playlistsearch FILTER [sort TYPE] [window START:END]`: the queue
     /// entries whose songs match. Queue songs come from the database, so the filter runs
     /// there and the queue is printed in its own order.
-    private static func printMatches(_ invocation: inout CommandInvocation, foldCase: Bool) async throws -> CommandOutcome {
-        var selection = try DatabaseSelection.parse(invocation.arguments[...], foldCase: foldCase, allowsPosition: false)
+    private static func printMatches(_ invocation: inout CommandInvocation, foldCase: Bool) async throws
+        -> CommandOutcome
+    {
+        var selection = try DatabaseSelection.parse(
+            invocation.arguments[...], foldCase: foldCase, allowsPosition: false)
         let window = selection.window
         selection.window = nil
         let queue = invocation.player.queue

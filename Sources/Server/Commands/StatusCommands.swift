@@ -1,7 +1,7 @@
-import Settings
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import Playback
+import Settings
 
 /// Commands of MPD's "Querying MPD's status" group.
 enum StatusCommands {
@@ -32,7 +32,9 @@ enum StatusCommands {
         response.append("state", status.state.rawValue)
         response.append("lastloadedplaylist", status.lastLoadedPlaylist)
         if status.crossfade > 0 { response.append("xfade", status.crossfade) }
-        if status.mixRampDelay > 0 { response.append("mixrampdelay", NumberFormat.shortest(Double(status.mixRampDelay))) }
+        if status.mixRampDelay > 0 {
+            response.append("mixrampdelay", NumberFormat.shortest(Double(status.mixRampDelay)))
+        }
         if let current = status.current {
             response.append("song", current.position)
             response.append("songid", current.id)

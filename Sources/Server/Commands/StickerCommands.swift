@@ -1,8 +1,8 @@
-import Settings
 import Foundation
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import MusicModel
+import Settings
 
 /// Commands of MPD's "Stickers" group: `sticker get|set|inc|dec|delete|list|find`,
 /// `stickernames`, `stickertypes`, `stickernamestypes` (MPD's `StickerCommands.cxx`).
@@ -11,14 +11,18 @@ import MusicModel
 /// `commands` and answer `ACK [5@0] {sticker} sticker database is disabled`.
 enum StickerCommands {
     static let definitions: [CommandDefinition] = [
-        CommandDefinition("sticker", permission: .admin, arguments: .atLeast(3), availability: .stickerDatabase,
-                          handler: sticker),
-        CommandDefinition("stickernames", permission: .admin, arguments: .exactly(0), availability: .stickerDatabase,
-                          handler: names),
-        CommandDefinition("stickernamestypes", permission: .admin, arguments: .between(0, 1),
-                          availability: .stickerDatabase, handler: namesAndTypes),
-        CommandDefinition("stickertypes", permission: .admin, arguments: .exactly(0), availability: .stickerDatabase,
-                          handler: types),
+        CommandDefinition(
+            "sticker", permission: .admin, arguments: .atLeast(3), availability: .stickerDatabase,
+            handler: sticker),
+        CommandDefinition(
+            "stickernames", permission: .admin, arguments: .exactly(0), availability: .stickerDatabase,
+            handler: names),
+        CommandDefinition(
+            "stickernamestypes", permission: .admin, arguments: .between(0, 1),
+            availability: .stickerDatabase, handler: namesAndTypes),
+        CommandDefinition(
+            "stickertypes", permission: .admin, arguments: .exactly(0), availability: .stickerDatabase,
+            handler: types),
     ]
 
     /// `sticker SUBCOMMAND TYPE URI ...`, checked in MPD's order: the sticker database, the
@@ -30,8 +34,9 @@ enum StickerCommands {
         guard let type = StickerType(name: arguments[1]) else {
             throw MPDError(.argument, "unknown sticker domain \(arguments[1].mpdQuoted)")
         }
-        let object = StickerObject(type: type, uri: arguments[2], library: library,
-                                   playlistDirectory: invocation.server.configuration.playlistDirectory)
+        let object = StickerObject(
+            type: type, uri: arguments[2], library: library,
+            playlistDirectory: invocation.server.configuration.playlistDirectory)
         switch (arguments[0], arguments.count) {
         case ("get", 4):
             let name = arguments[3]
@@ -50,14 +55,17 @@ enum StickerCommands {
         case ("inc", 5), ("dec", 5):
             // MPD 0.24 hands DELTA to SQLite as it is: no number check, no error.
             try requireName(arguments[3])
-            try await stickers.adjust(arguments[0] == "inc" ? .increment : .decrement, by: arguments[4],
-                                      type: type.name, uri: object.key(), name: arguments[3])
+            try await stickers.adjust(
+                arguments[0] == "inc" ? .increment : .decrement, by: arguments[4],
+                type: type.name, uri: object.key(), name: arguments[3])
             invocation.server.idleBus.emit(.sticker)
         case ("delete", 3), ("delete", 4):
             let name = arguments.count == 4 ? arguments[3] : nil
             guard try await stickers.delete(type: type.name, uri: object.key(), name: name) else {
                 // MPD 0.24 crashed here without a name; its fix (MPD #2572) names the URI.
-                throw MPDError(.noExist, name.map { "no such sticker: \($0.mpdQuoted)" } ?? "no stickers found: \(arguments[2].mpdQuoted)")
+                throw MPDError(
+                    .noExist,
+                    name.map { "no such sticker: \($0.mpdQuoted)" } ?? "no stickers found: \(arguments[2].mpdQuoted)")
             }
             invocation.server.idleBus.emit(.sticker)
         case ("find", 4...):
@@ -87,8 +95,10 @@ enum StickerCommands {
         let base = invocation.arguments[2]
         // A song's directory ends at a slash: "a" must not find "ab/song.flac".
         let prefix = type == .song && !base.isEmpty ? base + "/" : base
-        var found = try await stickers.find(StickerQuery(type: type.name, uriPrefix: prefix, name: request.name,
-                                                         condition: request.condition, sort: request.sort))
+        var found = try await stickers.find(
+            StickerQuery(
+                type: type.name, uriPrefix: prefix, name: request.name,
+                condition: request.condition, sort: request.sort))
         if type == .song {
             // A sticker may outlive its song until the next update cleans up; MPD skips those.
             let existing = try await library.existingSongs(found.map(\.uri))
@@ -126,7 +136,9 @@ enum StickerCommands {
             guard let tag = TagType(name: type), tag.name == type else {
                 throw MPDError(.argument, "no such tag \(type.mpdQuoted)")
             }
-            guard StickerType.allowedTags.contains(tag) else { throw MPDError(.argument, "unsupported tag \(type.mpdQuoted)") }
+            guard StickerType.allowedTags.contains(tag) else {
+                throw MPDError(.argument, "unsupported tag \(type.mpdQuoted)")
+            }
         }
         for (name, type) in try await stickers.namesAndTypes(type: type) {
             invocation.response.append("name", name)
@@ -182,7 +194,9 @@ struct StickerObject {
             }
             return normalized
         case .tag(let tag):
-            guard StickerType.allowedTags.contains(tag) else { throw MPDError(.argument, "unsupported tag: \(tag.name.mpdQuoted)") }
+            guard StickerType.allowedTags.contains(tag) else {
+                throw MPDError(.argument, "unsupported tag: \(tag.name.mpdQuoted)")
+            }
             guard try await library.hasMatch(Library.tagFilter(tag, uri)) else {
                 throw MPDError(.argument, "no such \(tag.name): \(uri.mpdQuoted)")
             }
@@ -195,7 +209,8 @@ struct StickerObject {
     private func isStoredPlaylist(_ name: String) -> Bool {
         guard !name.isEmpty, !name.contains("/"), !name.contains("\n") else { return false }
         var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: playlistDirectory + "/" + name + ".m3u", isDirectory: &isDirectory)
+        let exists = FileManager.default.fileExists(
+            atPath: playlistDirectory + "/" + name + ".m3u", isDirectory: &isDirectory)
         return exists && !isDirectory.boolValue
     }
 }

@@ -1,8 +1,8 @@
-import Settings
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import MusicModel
 import Playback
+import Settings
 
 /// MPD's "Stored playlists" group: named `.m3u` playlists in `playlist_directory`, and the
 /// playlist files of the music folder, which the reading commands and `load` accept too.
@@ -28,7 +28,8 @@ enum StoredPlaylistCommands {
         },
         CommandDefinition("playlistdelete", permission: .control, arguments: .exactly(2)) { invocation in
             let range = try Arguments.range(invocation.arguments[1])
-            try invocation.server.storedPlaylists.edit(try name(invocation, 0), createIfMissing: false) { entries throws(LibraryError) in
+            try invocation.server.storedPlaylists.edit(try name(invocation, 0), createIfMissing: false) {
+                entries throws(LibraryError) in
                 try StoredPlaylists.remove(range, from: &entries)
                 return true
             }
@@ -138,7 +139,8 @@ enum StoredPlaylistCommands {
         try PlaylistSource.locate(argument)
         let range = try invocation.arguments.count > 1 ? Arguments.range(invocation.arguments[1]) : .all
         let player = invocation.player
-        let position = try invocation.arguments.count > 2
+        let position =
+            try invocation.arguments.count > 2
             ? QueueEditCommands.insertPosition(invocation.arguments[2], player) : nil
         let source = try PlaylistSource.open(argument, invocation.server)
         let start = min(range.start, source.entries.count)
@@ -220,7 +222,8 @@ enum StoredPlaylistCommands {
         let destination = Int(try Arguments.unsigned(invocation.arguments[2]))
         guard let end = range.end else { throw MPDError(.argument, "Open-ended range not supported") }
         guard range.start != destination else { return .ok }
-        try invocation.server.storedPlaylists.edit(try name(invocation, 0), createIfMissing: false) { entries throws(LibraryError) in
+        try invocation.server.storedPlaylists.edit(try name(invocation, 0), createIfMissing: false) {
+            entries throws(LibraryError) in
             try StoredPlaylists.move(range.start..<end, to: destination, in: &entries)
             return true
         }

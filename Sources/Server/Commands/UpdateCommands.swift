@@ -1,6 +1,6 @@
-import Settings
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
+import Settings
 
 /// `update` and `rescan`, of MPD's "music database" group.
 enum UpdateCommands {

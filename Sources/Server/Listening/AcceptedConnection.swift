@@ -1,5 +1,5 @@
-import Settings
 import NIOCore
+import Settings
 
 /// A connection accepted by one of the listeners, set up and ready for its session.
 struct AcceptedConnection: Sendable {

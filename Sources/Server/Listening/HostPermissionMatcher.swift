@@ -1,6 +1,6 @@
-import Settings
 import Glibc
 import NIOCore
+import Settings
 
 /// Chooses the permissions of a TCP client by its address (`host_permissions`), as MPD does:
 /// the entry written last is tried first, and a client no entry matches gets the default.

@@ -1,5 +1,5 @@
-import Settings
 import NIOCore
+import Settings
 
 /// One socket the server listens on, resolved from `bind_to_address` and `port`.
 enum ListenAddress: Sendable, Equatable, CustomStringConvertible {

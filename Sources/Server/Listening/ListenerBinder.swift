@@ -1,11 +1,11 @@
-import Settings
 import MPDProtocol
 import NIOCore
 import NIOPosix
+import Settings
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Binds the server's listening sockets and sets up each connection they accept: TCP and Unix
@@ -39,7 +39,8 @@ struct ListenerBinder: Sendable {
     /// address, as in MPD); otherwise binds `bind_to_address` and `port`.
     func bindAll() async throws -> [BoundListener] {
         let inherited = try inherited.get()
-        let addresses = inherited.isEmpty
+        let addresses =
+            inherited.isEmpty
             ? ListenAddress.all(for: configuration)
             : inherited.map { ListenAddress.inherited($0) }
         var bound: [BoundListener] = []
@@ -100,7 +101,8 @@ struct ListenerBinder: Sendable {
             try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
             try channel.pipeline.syncOperations.addHandler(inputHandler)
             let asyncChannel = try NIOAsyncChannel<SessionInput, ByteBuffer>(wrappingChannelSynchronously: channel)
-            let permissions = isLocal
+            let permissions =
+                isLocal
                 ? configuration.localPermissions
                 : hostPermissions.permissions(for: channel.remoteAddress)
             return AcceptedConnection(

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// systemd socket activation (sd_listen_fds(3)), without libsystemd: when `LISTEN_PID` is this

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The file of a configured Unix socket (`bind_to_address "/run/tonearm/socket"`), made ready
@@ -33,7 +33,8 @@ enum UnixSocketFile {
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
-        let probe = socket(AF_UNIX, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue), 0)
+        let probe = socket(
+            AF_UNIX, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue), 0)
         guard probe >= 0 else { return false }
         defer { close(probe) }
         let result = withUnsafePointer(to: &address) {

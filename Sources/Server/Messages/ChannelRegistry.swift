@@ -28,16 +28,17 @@ final class ChannelRegistry: Sendable {
 
     /// MPD's `client_message_valid_channel_name`: one or more of `A-Z a-z 0-9 _ - . :`.
     static func isValidChannelName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: ":"):
-                true
-            default:
-                false
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                    UInt8(ascii: ":"):
+                    true
+                default:
+                    false
+                }
             }
-        }
     }
 
     /// The channels some client of `partition` subscribed to, sorted bytewise (`channels`).
@@ -123,7 +124,8 @@ final class ClientMailbox: Sendable {
     func deliver(_ message: ChannelMessage) -> Bool {
         let (queued, wasEmpty) = state.withLock { state -> (Bool, Bool) in
             guard state.messages.count < ChannelRegistry.maximumMessages,
-                  state.subscriptions.contains(message.channel) else { return (false, false) }
+                state.subscriptions.contains(message.channel)
+            else { return (false, false) }
             state.messages.append(message)
             return (true, state.messages.count == 1)
         }

@@ -1,5 +1,5 @@
-public import Playback
 import MPDProtocol
+public import Playback
 import Synchronization
 
 /// One partition (MPD's `Partition`): a queue, a player and a mixer (``PlayerController``), and

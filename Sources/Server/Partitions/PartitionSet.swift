@@ -43,15 +43,16 @@ public final class PartitionSet: Sendable {
 
     /// MPD's `IsValidPartitionName`: one or more of `A-Z a-z 0-9 _ -`.
     public static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                true
-            default:
-                false
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                    true
+                default:
+                    false
+                }
             }
-        }
     }
 
     /// `newpartition NAME`, checked in MPD's order; every client sees idle `partition`.
@@ -84,7 +85,9 @@ public final class PartitionSet: Sendable {
             guard idleBus.clientCount(partition: name) == 0 else {
                 return .failure(MPDError(.unknown, "partition still has clients"))
             }
-            guard partition.heldDevices.isEmpty else { return .failure(MPDError(.unknown, "partition still has outputs")) }
+            guard partition.heldDevices.isEmpty else {
+                return .failure(MPDError(.unknown, "partition still has outputs"))
+            }
             partitions.withLock { $0.removeAll { $0 === partition } }
             return .success(partition)
         }

@@ -1,9 +1,9 @@
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import MusicModel
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes songs, directories and playlist entries the way MPD prints them
@@ -12,7 +12,9 @@ enum SongPrinter {
     /// A song block: `file`, `Last-Modified`, `Added`, `Format`, the tags the client asked for
     /// in the stored order (MPD's per-format scan order), `Time` and `duration`.
     /// - Parameter range: the part of the song a queue entry plays (`Range: S.sss-E.sss`).
-    static func write(_ song: Song, tags: TagMask, range: (start: Double, end: Double?)? = nil, to response: inout ResponseBuffer) {
+    static func write(
+        _ song: Song, tags: TagMask, range: (start: Double, end: Double?)? = nil, to response: inout ResponseBuffer
+    ) {
         response.append("file", song.uri)
         if let range {
             response.append("Range", threeDecimals(range.start) + "-" + (range.end.map(threeDecimals) ?? ""))

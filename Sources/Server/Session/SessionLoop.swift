@@ -1,7 +1,7 @@
-import Settings
 import Logging
 import MPDProtocol
 import NIOCore
+import Settings
 
 /// The state machine of one session: framing, idle, and running commands.
 struct SessionLoop {
@@ -120,7 +120,9 @@ struct SessionLoop {
         }
     }
 
-    private mutating func answerIdle(_ subsystems: IdleSubsystems, write: (ByteBuffer) async throws -> Void) async throws {
+    private mutating func answerIdle(_ subsystems: IdleSubsystems, write: (ByteBuffer) async throws -> Void)
+        async throws
+    {
         var response = ResponseBuffer()
         for name in subsystems.memberNames { response.append("changed", name) }
         response.appendRaw("OK\n")

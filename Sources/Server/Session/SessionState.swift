@@ -1,6 +1,6 @@
-public import Settings
 public import MPDProtocol
 public import MusicModel
+public import Settings
 
 /// What the server knows about one client: its rights and its per-connection settings.
 public struct SessionState: Sendable {

@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 import Logging
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import Playback
 
 /// Keeps the play statistics as song stickers (`sticker_play_stats`, a Tonearm option): the
@@ -35,8 +35,10 @@ final class PlayStatistics: Sendable {
 
     /// Creates the keeper.
     /// - Parameter now: the Unix time for `lastPlayed` (a test fixes it).
-    init(stickers: StickerStore, idleBus: IdleBus, logger: Logger,
-         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+    init(
+        stickers: StickerStore, idleBus: IdleBus, logger: Logger,
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) {
         self.stickers = stickers
         self.idleBus = idleBus
         self.logger = logger

@@ -1,5 +1,5 @@
-import MediaLibrary
 import MPDProtocol
+import MediaLibrary
 import MusicModel
 
 /// The arguments of `sticker find` after the type and URI:

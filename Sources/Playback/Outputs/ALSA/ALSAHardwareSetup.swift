@@ -87,9 +87,11 @@ enum ALSAHardwareSetup {
         if err < 0 { throw .alsa("snd_pcm_hw_params_get_period_size() failed", err) }
         let canPause = snd_pcm_hw_params_can_pause(hw) != 0
 
-        try configureSoftware(pcm, startThreshold: bufferFrames - min(periodFrames, bufferFrames),
-                              availMin: max(periodFrames, 1))
-        return Result(format: format, bufferFrames: bufferFrames, periodFrames: max(periodFrames, 1), canPause: canPause)
+        try configureSoftware(
+            pcm, startThreshold: bufferFrames - min(periodFrames, bufferFrames),
+            availMin: max(periodFrames, 1))
+        return Result(
+            format: format, bufferFrames: bufferFrames, periodFrames: max(periodFrames, 1), canPause: canPause)
     }
 
     /// MPD's `AlsaSetupSw`.

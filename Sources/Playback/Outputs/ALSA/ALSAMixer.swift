@@ -126,7 +126,8 @@ final class ALSAMixer: HardwareMixer {
             throw .alsa("snd_mixer_load() failed", err)
         }
         let names = control.map { [$0] } ?? ["PCM", "Master"]
-        guard let element = names.lazy.compactMap({ Self.element(named: $0, index: self.index, in: mixer) }).first else {
+        guard let element = names.lazy.compactMap({ Self.element(named: $0, index: self.index, in: mixer) }).first
+        else {
             Self.close(&handle)
             throw OutputError("no such mixer control: \(names[0])")
         }
@@ -146,9 +147,10 @@ final class ALSAMixer: HardwareMixer {
         var element = snd_mixer_first_elem(mixer)
         while let current = element {
             if snd_mixer_elem_get_type(current) == SND_MIXER_ELEM_SIMPLE,
-               let elementName = snd_mixer_selem_get_name(current),
-               String(cString: elementName).caseInsensitiveEquals(name),
-               Int(snd_mixer_selem_get_index(current)) == index {
+                let elementName = snd_mixer_selem_get_name(current),
+                String(cString: elementName).caseInsensitiveEquals(name),
+                Int(snd_mixer_selem_get_index(current)) == index
+            {
                 return current
             }
             element = snd_mixer_elem_next(current)
@@ -161,7 +163,7 @@ final class ALSAMixer: HardwareMixer {
         var low = 0, high = 0, value = 0
         if snd_mixer_selem_get_playback_dB_range(element, &low, &high) < 0 || low >= high {
             guard snd_mixer_selem_get_playback_volume_range(element, &low, &high) >= 0, low != high,
-                  snd_mixer_selem_get_playback_volume(element, SND_MIXER_SCHN_FRONT_LEFT, &value) >= 0
+                snd_mixer_selem_get_playback_volume(element, SND_MIXER_SCHN_FRONT_LEFT, &value) >= 0
             else { return 0 }
             return ALSAVolumeMapping.normalized(raw: value, min: low, max: high)
         }
@@ -188,8 +190,9 @@ final class ALSAMixer: HardwareMixer {
 extension String {
     /// ASCII case-insensitive equality, as MPD's `StringEqualsCaseASCII` matches control names.
     fileprivate func caseInsensitiveEquals(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && zip(utf8, other.utf8).allSatisfy { a, b in
-            (a >= 65 && a <= 90 ? a + 32 : a) == (b >= 65 && b <= 90 ? b + 32 : b)
-        }
+        utf8.count == other.utf8.count
+            && zip(utf8, other.utf8).allSatisfy { a, b in
+                (a >= 65 && a <= 90 ? a + 32 : a) == (b >= 65 && b <= 90 ? b + 32 : b)
+            }
     }
 }

@@ -91,7 +91,8 @@ public final class ALSAOutput: AudioOutputDevice {
             if let allowed = AllowedFormat.bestMatch(settable.allowedFormats, for: wanted) {
                 wanted.sample = allowed.apply(to: wanted).sample
             }
-            result = try ALSAHardwareSetup.configure(handle, format: wanted, bufferTime: bufferTime, periodTime: periodTime)
+            result = try ALSAHardwareSetup.configure(
+                handle, format: wanted, bufferTime: bufferTime, periodTime: periodTime)
         } catch {
             snd_pcm_close(handle)
             throw OutputError("Error opening ALSA device \"\(device)\"; \(error.message)", code: error.code)
