@@ -329,6 +329,9 @@ def test_priority_decides_the_next_song_in_random_mode(player_server):
         c.command("prioid 1 2")
         c.command("prioid 200 5")
         c.command("play 0")
+        # Paused, so that the short song cannot end (and the next one take over) between the
+        # commands on a loaded machine; a paused player keeps its current and next song.
+        c.command("pause 1")
         assert status(c)["nextsongid"] == "2"  # random off: position order
         c.command("random 1")
         assert status(c)["songid"] == "1" and status(c)["nextsongid"] == "5"
