@@ -19,11 +19,15 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     /// Opens a song for the decoder thread.
     typealias SourceOpener = (PipelineTrack) throws -> any PCMSource
 
-    /// One audio output as the pipeline drives it.
+    /// One audio output as the pipeline drives it: the device its thread calls directly, and
+    /// what the configuration says around it.
     struct Output {
+        /// The configured `name`.
         let name: String
+        /// The `type`, which `outputs` prints as `plugin:`.
         var plugin = "test"
-        let sink: any PCMSink
+        /// The device the output thread opens, writes and closes.
+        let device: any AudioOutputDevice
         /// The output's forced format (`format`, MPD's notation with `*` fields), if any.
         let format: String?
         /// Whether samples are scaled by the software volume before the device.
