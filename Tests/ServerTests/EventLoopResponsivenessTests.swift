@@ -1,13 +1,15 @@
+import Dispatch
 import Foundation
 import Logging
 import MediaLibrary
 import NIOCore
 import NIOPosix
 import Platform
-import Playback
 import Settings
+import Synchronization
 import Testing
 
+@testable import Playback
 @testable import Server
 
 /// Sessions run as connections run them: each a task that prefers one event loop
@@ -34,6 +36,46 @@ private struct LoopSessions {
             }
             return answers
         }
+    }
+}
+
+/// A device whose write does not return until the test lets it: an output thread stuck in a
+/// device (a pipe whose reader stopped reading).
+final class HeldDevice: AudioOutputDevice, @unchecked Sendable {
+    let name = "held"
+    let plugin = "test"
+    /// Whether a write has begun.
+    let writing = Mutex(false)
+    /// Signalled by the test to let the first write return; later writes return at once.
+    let release = DispatchSemaphore(value: 0)
+    private let released = Mutex(false)
+
+    func open(format: PCMFormat) throws(OutputError) -> PCMFormat { format }
+    func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+        writing.withLock { $0 = true }
+        if !released.withLock({ $0 }) {
+            release.wait()
+            released.withLock { $0 = true }
+        }
+        return bytes.count
+    }
+    func drain() {}
+    func cancel() {}
+    func pause() -> Bool { true }
+    func close() {}
+}
+
+/// Endless silence, 8 kHz mono.
+private final class Silence: PCMSource {
+    let sourceFormat = PCMFormat(sampleRate: 8000, sample: .s16, channels: 1)
+    let bitrate = 128
+    private(set) var position = 0.0
+    var replayGain: ReplayGainInfo? { nil }
+    func seek(to seconds: Double) { position = seconds }
+    func read(into buffer: UnsafeMutableRawBufferPointer, format: PCMFormat) -> Int {
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        position += Double(buffer.count / 2) / 8000
+        return buffer.count - buffer.count % 2
     }
 }
 
@@ -66,5 +108,59 @@ private struct LoopSessions {
         #expect(try await saving.value == ["OK\n"])
         #expect(FileManager.default.fileExists(atPath: directory + "/held.m3u"))
         try await group.shutdownGracefully()
+    }
+
+    /// Plays the default partition into a device whose output thread is stuck in a write;
+    /// a session of the loop moves the output into partition `x` while another pings. Returns
+    /// the mover's answers, once the thread lets go (`release`) or the move gives up, and the
+    /// partitions holding the device then (default's, `x`'s).
+    static func moveWhilePinging(release: Bool) async throws -> (answers: [String], held: [[Int]]) {
+        let device = HeldDevice()
+        let makePipeline: @Sendable (Bool) -> DecodingPipeline = { attached in
+            DecodingPipeline(
+                outputs: [.init(name: "held", device: device, format: nil, softwareVolume: false)],
+                attached: attached, bufferBytes: 64 * 1024, openSource: { _ in Silence() })
+        }
+        let context = ServerContext(
+            configuration: Self.configuration(), decoders: Self.decoders,
+            audio: AudioSetup(pipeline: makePipeline(true), makePipeline: { makePipeline(false) }), shutdown: {})
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer {
+            for _ in 0..<10 { device.release.signal() }
+            for partition in context.partitions.all { partition.pipeline?.shutDown() }
+        }
+        let home = context.partitions.defaultPartition
+        let x = try await context.partitions.create("x")
+        let pipeline = try #require(home.pipeline)
+        _ = pipeline.play(
+            PipelineTrack(token: 1, path: "/silence", duration: nil, audioFormat: nil), from: 0, paused: false)
+        for _ in 0..<1000 where !device.writing.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(device.writing.withLock { $0 })
+
+        let sessions = LoopSessions(loop: group.next(), context: context)
+        let moving = sessions.start(["partition x", "moveoutput held"])
+        // The default partition lets the output go first, then waits for its thread.
+        for _ in 0..<1000 where pipeline.holdsOutput(0) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(try await sessions.start(["ping"]).value == ["OK\n"])
+        // Answered while the move still waits: neither partition holds the output.
+        #expect(home.heldDevices == [] && x.heldDevices == [])
+        if release { device.release.signal() }
+        let answers = try await moving.value
+        try await group.shutdownGracefully()
+        return (answers, [home.heldDevices, x.heldDevices])
+    }
+
+    @Test func aPingIsAnsweredWhileMoveoutputWaitsForTheOutputThread() async throws {
+        let (answers, held) = try await Self.moveWhilePinging(release: true)
+        #expect(answers == ["OK\n", "OK\n"])
+        #expect(held == [[], [0]])
+    }
+
+    /// An output thread that never lets go still gets MPD's error, after
+    /// ``DecodingPipeline/detachTimeout``, and the output stays where it was.
+    @Test func moveoutputStillFailsWhenTheDeviceWillNotLetGo() async throws {
+        let (answers, held) = try await Self.moveWhilePinging(release: false)
+        #expect(answers == ["OK\n", "ACK [5@0] {moveoutput} output \"held\" is busy\n"])
+        #expect(held == [[0], []])
     }
 }
