@@ -90,9 +90,13 @@ final class GatedDevice: AudioOutputDevice, @unchecked Sendable {
     let name = "gated"
     let plugin = "test"
     let permits = DispatchSemaphore(value: 0)
+    /// The writes begun, and those that returned.
+    let entered = Mutex(0)
+    /// See `entered`.
     let written = Mutex(0)
     func open(format: PCMFormat) throws(OutputError) -> PCMFormat { format }
     func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+        entered.withLock { $0 += 1 }
         permits.wait()
         written.withLock { $0 += 1 }
         return bytes.count
@@ -375,6 +379,61 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         try? await Task.sleep(for: .milliseconds(100))
         #expect(pipeline.status.elapsed == paused)
         #expect(pipeline.status.state == .pause)
+    }
+
+    /// Plays a long song into a ``GatedDevice`` until its output thread is inside write
+    /// number `writes` (counting from 1), with the writes before it let through; then runs
+    /// `body`, and lets every write go and stops the pipeline.
+    func holdingWrite(
+        _ writes: Int, _ body: (DecodingPipeline, GatedDevice) async -> Void
+    ) async {
+        let device = GatedDevice()
+        let pipeline = DecodingPipeline(
+            outputs: [.init(name: "gated", device: device, format: nil, softwareVolume: false)],
+            bufferBytes: 64 * 1024,
+            openSource: { _ in CountingSource(first: 0, frames: 1_000_000) })
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        for _ in 1..<writes { device.permits.signal() }
+        await waitFor { device.entered.withLock { $0 } >= writes }
+        await body(pipeline, device)
+        for _ in 0..<1000 { device.permits.signal() }
+        pipeline.shutDown()
+    }
+
+    /// Polls `condition` for up to two seconds.
+    func waitFor(_ condition: () -> Bool) async {
+        for _ in 0..<400 where !condition() { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+
+    /// Pausing does not wait for the output thread: the chunk the reference output is writing
+    /// counts as heard at once, so `elapsed` stands still from the moment `setPaused(true)`
+    /// returns even while that write is held up, and the write's return changes nothing.
+    @Test func pauseCountsTheChunkBeingWrittenWithoutWaitingForIt() async {
+        await holdingWrite(3) { pipeline, device in
+            // Two chunks of 2.048 s played; the third is being written and stays so.
+            pipeline.setPaused(true)
+            #expect(pipeline.status.elapsed == 6.144)
+            #expect(pipeline.playedSeconds == 6.144)
+            device.permits.signal()
+            await waitFor { device.written.withLock { $0 } >= 3 }
+            #expect(pipeline.status.elapsed == 6.144)
+            #expect(pipeline.playedSeconds == 6.144)
+            #expect(pipeline.status.state == .pause)
+        }
+    }
+
+    /// A pause right after a seek, while the output still writes a chunk from before it,
+    /// keeps the seek's time: that chunk is not heard.
+    @Test func aPauseRightAfterASeekDoesNotCountTheChunkFromBeforeIt() async {
+        await holdingWrite(1) { pipeline, device in
+            _ = pipeline.play(track(1), from: 30, paused: false)
+            pipeline.setPaused(true)
+            #expect(pipeline.status.elapsed == 30)
+            device.permits.signal()
+            await waitFor { device.written.withLock { $0 } >= 1 }
+            #expect(pipeline.status.elapsed == 30)
+            #expect(pipeline.playedSeconds == 0)
+        }
     }
 
     /// Once the buffer is full, the decoder waits until an eighth of it is free and refills it

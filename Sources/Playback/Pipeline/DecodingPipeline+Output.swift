@@ -127,7 +127,12 @@ extension DecodingPipeline {
             }
             thread.currentToken = info.token
             let level = volume
-            if isReference { referenceWriting = true }
+            if isReference {
+                let seconds = Double(bytes.count) / Double(info.format.bytesPerSecond)
+                referenceChunk = ReferenceChunk(
+                    output: index, generation: chunkGeneration, end: info.time + seconds, seconds: seconds,
+                    bitrate: info.bitrate)
+            }
             lock.unlock()
 
             thread.devicePaused = false
@@ -136,9 +141,15 @@ extension DecodingPipeline {
                 generation: chunkGeneration)
 
             lock.lock()
-            if isReference {
-                referenceWriting = false
-                if paused { lock.broadcast() }  // `setPaused(true)` may wait for this write
+            if let chunk = referenceChunk, chunk.output == index {
+                referenceChunk = nil
+                if let before = chunk.before {
+                    // A pause counted the chunk already: take that back (to the bit, so that
+                    // the sums stay what they were), and it counts below as the write really
+                    // went. A seek or a stop since has set the time and bit rate anew.
+                    played = before.played
+                    if chunkGeneration == generation { (playedTime, bitrate) = (before.playedTime, before.bitrate) }
+                }
             }
             if let failure {
                 outputFailed(index, message: failure, generation: chunkGeneration)
@@ -228,6 +239,23 @@ extension DecodingPipeline {
     /// with the lock held.
     private func wakeDecoderIfRoom() {
         if decoderNeedsRoom && buffer.freeChunks >= refillChunks { lock.broadcast() }
+    }
+
+    /// The chunk the reference output is writing (``referenceChunk``).
+    struct ReferenceChunk {
+        /// The output writing it.
+        let output: Int
+        /// The generation it belongs to; a pause after a seek or a new song does not count it.
+        let generation: UInt64
+        /// `elapsed` once it is heard, and its playing time.
+        let end: Double
+        /// See `end`.
+        let seconds: Double
+        /// The bit rate it was decoded at.
+        let bitrate: Int
+        /// `elapsed`, the seconds played and the bit rate before ``setPaused(_:)`` counted it,
+        /// if it did.
+        var before: (playedTime: Double, played: Double, bitrate: Int)?
     }
 
     /// The first enabled, working output keeps the time. Called with the lock held.
