@@ -42,7 +42,9 @@ private struct LoopSessions {
 /// A device whose write does not return until the test lets it: an output thread stuck in a
 /// device (a pipe whose reader stopped reading).
 final class HeldDevice: AudioOutputDevice, @unchecked Sendable {
+    /// The output's name, as `moveoutput` names it.
     let name = "held"
+    /// A plugin of its own, which `outputs` would print.
     let plugin = "test"
     /// Whether a write has begun.
     let writing = Mutex(false)
@@ -83,10 +85,12 @@ private final class Silence: PCMSource {
 /// change waits, another session of the same loop is answered (docs/architecture.md,
 /// Concurrency).
 @Suite struct EventLoopResponsivenessTests {
+    /// MPD's defaults, with no `audio_output` block.
     static func configuration() -> TonearmConfiguration {
         TonearmConfiguration.defaults(environment: ["HOME": "/home/test"])
     }
 
+    /// What `decoders` would list; nothing here decodes.
     static let decoders = DecoderCatalog(plugin: "ffmpeg", suffixes: ["flac"], mimeTypes: [])
 
     @Test func aPingIsAnsweredWhileAStoredPlaylistWriteIsHeldUp() async throws {
