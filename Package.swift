@@ -89,7 +89,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "MusicModel", "MPDProtocol", "Settings", "Playback", "MediaLibrary", "PlaylistFormats",
+                "MusicModel", "MPDProtocol", "Settings", "Playback", "MediaLibrary", "Platform", "PlaylistFormats",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Playback", "Zeroconf", "MusicModel", "MPDProtocol", "MediaLibrary",
+                "Server", "Playback", "Zeroconf", "MusicModel", "MPDProtocol", "MediaLibrary", "Platform",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

@@ -72,18 +72,13 @@ public final class ServerContext: Sendable {
             return Partition(name: name, player: player, pipeline: pipeline, devices: devices)
         }
         let defaultPipeline = audio?.pipeline
-        partitions = PartitionSet(default: makePartition("default", defaultPipeline), idleBus: idleBus) { name in
-            makePartition(name, audio.map { audio in audio.makePipeline() })
-        }
         // `partition` blocks: made at start, as MPD makes them (bad names are refused the
         // way `newpartition` refuses them).
-        for name in configuration.partitions {
-            do {
-                try partitions.create(name)
-            } catch {
-                logger.error("partition \(name.mpdQuoted): \(error.message)")
-            }
-        }
+        partitions = PartitionSet(
+            default: makePartition("default", defaultPipeline), configured: configuration.partitions,
+            idleBus: idleBus,
+            make: { name in makePartition(name, audio.map { audio in audio.makePipeline() }) },
+            refused: { name, error in logger.error("partition \(name.mpdQuoted): \(error.message)") })
         storedPlaylists = StoredPlaylists(
             directory: configuration.playlistDirectory,
             maximumLength: configuration.maxPlaylistLength,

@@ -102,7 +102,7 @@ public struct StateFileService: Service {
         for block in saved.partitions {
             var found = partitions.named(block.name)
             do {
-                if found == nil { found = try partitions.create(block.name) }
+                if found == nil { found = try await partitions.create(block.name) }
             } catch {
                 logger.error("state file: partition \(block.name): \(error.message)")
                 continue
@@ -112,7 +112,7 @@ public struct StateFileService: Service {
             // song to them from the first chunk.
             for output in block.state.outputs {
                 do {
-                    try partitions.moveOutput(named: output.name, into: partition)
+                    try await partitions.moveOutput(named: output.name, into: partition)
                     if let id = partition.outputStatuses.first(where: { $0.name == output.name })?.id {
                         _ = partition.setOutput(id, enabled: output.enabled)
                     }

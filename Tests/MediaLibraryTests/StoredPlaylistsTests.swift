@@ -31,9 +31,9 @@ final class StoredPlaylistsTests {
     }
 
     /// The library error `body` throws, or `nil` (any other error fails the test).
-    func error(_ body: () throws -> Void) -> LibraryError? {
+    func error(_ body: () async throws -> Void) async -> LibraryError? {
         do {
-            try body()
+            try await body()
         } catch let error as LibraryError {
             return error
         } catch {
@@ -42,7 +42,7 @@ final class StoredPlaylistsTests {
         return nil
     }
 
-    @Test func namesAreCheckedAsMPDDoes() {
+    @Test func namesAreCheckedAsMPDDoes() async {
         #expect(StoredPlaylists.isValidName("My list"))
         #expect(StoredPlaylists.isValidName(".."))  // "...m3u" is an ordinary file name
         #expect(!StoredPlaylists.isValidName(""))
@@ -50,38 +50,38 @@ final class StoredPlaylistsTests {
         #expect(!StoredPlaylists.isValidName("a\nb"))
         #expect(!StoredPlaylists.isValidName("a\rb"))
         let store = store()
-        #expect(error { try store.save([], as: "a/b", mode: .create) } == .invalidPlaylistName("a/b"))
-        #expect(error { _ = try store.entries(of: "") } == .invalidPlaylistName(""))
+        #expect(await error { try await store.save([], as: "a/b", mode: .create) } == .invalidPlaylistName("a/b"))
+        #expect(await error { _ = try store.entries(of: "") } == .invalidPlaylistName(""))
     }
 
-    @Test func aMissingDirectoryHasNoPlaylistsAndIsMadeOnFirstSave() throws {
+    @Test func aMissingDirectoryHasNoPlaylistsAndIsMadeOnFirstSave() async throws {
         let store = store()
         #expect(try store.list() == [])
         #expect(try store.entries(of: "x") == nil)
-        try store.save(["a.flac", "b/c.mp3"], as: "x", mode: .create)
+        try await store.save(["a.flac", "b/c.mp3"], as: "x", mode: .create)
         #expect(try text("x") == "a.flac\nb/c.mp3\n")
         #expect(try store.list().map(\.name) == ["x"])
         #expect(changes.value == 1)
     }
 
-    @Test func saveModes() throws {
+    @Test func saveModes() async throws {
         let store = store(maximumLength: 3)
-        try store.save(["a"], as: "x", mode: .create)
-        #expect(error { try store.save(["b"], as: "x", mode: .create) } == .playlistExists("x"))
-        #expect(error { try store.save(["b"], as: "y", mode: .append) } == .noSuchPlaylist("y"))
-        #expect(error { try store.save(["b"], as: "y", mode: .replace) } == .noSuchPlaylist("y"))
-        try store.save(["b", "c"], as: "x", mode: .append)
+        try await store.save(["a"], as: "x", mode: .create)
+        #expect(await error { try await store.save(["b"], as: "x", mode: .create) } == .playlistExists("x"))
+        #expect(await error { try await store.save(["b"], as: "y", mode: .append) } == .noSuchPlaylist("y"))
+        #expect(await error { try await store.save(["b"], as: "y", mode: .replace) } == .noSuchPlaylist("y"))
+        try await store.save(["b", "c"], as: "x", mode: .append)
         #expect(try store.entries(of: "x") == ["a", "b", "c"])
-        #expect(error { try store.save(["d"], as: "x", mode: .append) } == .playlistTooLarge)
-        try store.save(["d"], as: "x", mode: .replace)
+        #expect(await error { try await store.save(["d"], as: "x", mode: .append) } == .playlistTooLarge)
+        try await store.save(["d"], as: "x", mode: .replace)
         #expect(try store.entries(of: "x") == ["d"])
         #expect(changes.value == 3)
     }
 
-    @Test func listingSortsAndSkipsWhatIsNotAPlaylist() throws {
+    @Test func listingSortsAndSkipsWhatIsNotAPlaylist() async throws {
         let store = store()
-        try store.save([], as: "b", mode: .create)
-        try store.save([], as: "A", mode: .create)
+        try await store.save([], as: "b", mode: .create)
+        try await store.save([], as: "A", mode: .create)
         try FileManager.default.createDirectory(atPath: directory + "/dir.m3u", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: directory + "/.m3u", contents: Data())
         _ = FileManager.default.createFile(atPath: directory + "/notes.txt", contents: Data())
@@ -90,20 +90,21 @@ final class StoredPlaylistsTests {
         #expect(try store.list().allSatisfy { $0.lastModified > 1_600_000_000 })
     }
 
-    @Test func editsApplyMPDsRules() throws {
+    @Test func editsApplyMPDsRules() async throws {
         let store = store(maximumLength: 4)
         #expect(
-            error { try store.edit("x", createIfMissing: false) { _ throws(LibraryError) in true } }
+            await error { try await store.edit("x", createIfMissing: false) { _ throws(LibraryError) in true } }
                 == .noSuchPlaylist("x"))
-        try store.edit("x", createIfMissing: true) { entries throws(LibraryError) in
+        try await store.edit("x", createIfMissing: true) { entries throws(LibraryError) in
             try StoredPlaylists.insert(["a", "b", "c"], at: 0, into: &entries, maximumLength: 4)
             return true
         }
         var entries = try #require(try store.entries(of: "x"))
         #expect(
-            error { try StoredPlaylists.insert(["z"], at: 4, into: &entries, maximumLength: 4) } == .positionPastEnd(4))
+            await error { try StoredPlaylists.insert(["z"], at: 4, into: &entries, maximumLength: 4) }
+                == .positionPastEnd(4))
         #expect(
-            error { try StoredPlaylists.insert(["y", "z"], at: 1, into: &entries, maximumLength: 4) }
+            await error { try StoredPlaylists.insert(["y", "z"], at: 1, into: &entries, maximumLength: 4) }
                 == .playlistTooLarge)
         try StoredPlaylists.insert(["z"], at: 1, into: &entries, maximumLength: 4)
         #expect(entries == ["a", "z", "b", "c"])
@@ -111,12 +112,12 @@ final class StoredPlaylistsTests {
         #expect(entries == ["a", "b", "c", "z"])
         try StoredPlaylists.move(2..<4, to: 0, in: &entries)
         #expect(entries == ["c", "z", "a", "b"])
-        #expect(error { try StoredPlaylists.move(0..<1, to: 4, in: &entries) } == .rangeOutOfBounds)
-        #expect(error { try StoredPlaylists.move(3..<5, to: 0, in: &entries) } == .rangeOutOfBounds)
+        #expect(await error { try StoredPlaylists.move(0..<1, to: 4, in: &entries) } == .rangeOutOfBounds)
+        #expect(await error { try StoredPlaylists.move(3..<5, to: 0, in: &entries) } == .rangeOutOfBounds)
         // A start at the end deletes nothing; only one past it is an error (RangeArg::CheckClip).
         try StoredPlaylists.remove(RangeArgument(start: 4, end: 5), from: &entries)
         #expect(
-            error { try StoredPlaylists.remove(RangeArgument(start: 5, end: 6), from: &entries) }
+            await error { try StoredPlaylists.remove(RangeArgument(start: 5, end: 6), from: &entries) }
                 == .rangeStartPastEnd(5))
         try StoredPlaylists.remove(RangeArgument(start: 1, end: 3), from: &entries)
         #expect(entries == ["c", "b"])
@@ -124,41 +125,41 @@ final class StoredPlaylistsTests {
         #expect(entries.isEmpty)
         // An edit that says there is nothing to write leaves the file and raises no change.
         let before = changes.value
-        #expect(try !store.edit("x", createIfMissing: false) { _ throws(LibraryError) in false })
+        #expect(try await !store.edit("x", createIfMissing: false) { _ throws(LibraryError) in false })
         #expect(changes.value == before)
     }
 
-    @Test func clearRenameDelete() throws {
+    @Test func clearRenameDelete() async throws {
         let store = store()
-        try store.save(["a"], as: "x", mode: .create)
-        try store.save(["b"], as: "y", mode: .create)
-        try store.clear("x")
+        try await store.save(["a"], as: "x", mode: .create)
+        try await store.save(["b"], as: "y", mode: .create)
+        try await store.clear("x")
         #expect(try text("x") == "")
-        #expect(error { try store.clear("nope") } == .noSuchPlaylist("nope"))
-        #expect(error { try store.rename("x", to: "y") } == .renameTargetExists("y"))
-        #expect(error { try store.rename("nope", to: "y") } == .renameTargetExists("y"))
-        #expect(error { try store.rename("nope", to: "z") } == .noSuchPlaylist("nope"))
-        #expect(error { try store.rename("x", to: "a/b") } == .invalidPlaylistName("a/b"))
-        try store.rename("x", to: "z")
+        #expect(await error { try await store.clear("nope") } == .noSuchPlaylist("nope"))
+        #expect(await error { try await store.rename("x", to: "y") } == .renameTargetExists("y"))
+        #expect(await error { try await store.rename("nope", to: "y") } == .renameTargetExists("y"))
+        #expect(await error { try await store.rename("nope", to: "z") } == .noSuchPlaylist("nope"))
+        #expect(await error { try await store.rename("x", to: "a/b") } == .invalidPlaylistName("a/b"))
+        try await store.rename("x", to: "z")
         #expect(try store.list().map(\.name) == ["y", "z"])
-        try store.delete("z")
-        #expect(error { try store.delete("z") } == .noSuchPlaylist("z"))
+        try await store.delete("z")
+        #expect(await error { try await store.delete("z") } == .noSuchPlaylist("z"))
         #expect(try store.list().map(\.name) == ["y"])
     }
 
-    @Test func writesLeaveNoTemporaryFiles() throws {
+    @Test func writesLeaveNoTemporaryFiles() async throws {
         let store = store()
-        for round in 0..<5 { try store.save(["\(round).flac"], as: "x", mode: round == 0 ? .create : .replace) }
+        for round in 0..<5 { try await store.save(["\(round).flac"], as: "x", mode: round == 0 ? .create : .replace) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["x.m3u"])
     }
 
-    @Test func absolutePathsBelowTheMusicDirectoryReadAsURIs() throws {
+    @Test func absolutePathsBelowTheMusicDirectoryReadAsURIs() async throws {
         let absolute = store(absolute: true)
-        try absolute.save(["a.flac", "/elsewhere/b.flac", "http://example.com/s"], as: "x", mode: .create)
+        try await absolute.save(["a.flac", "/elsewhere/b.flac", "http://example.com/s"], as: "x", mode: .create)
         #expect(try text("x") == "/srv/music/a.flac\n/elsewhere/b.flac\nhttp://example.com/s\n")
         // Edits read them back as library URIs, so a relative store writes them relative.
         let relative = store()
-        try relative.edit("x", createIfMissing: false) { _ throws(LibraryError) in true }
+        try await relative.edit("x", createIfMissing: false) { _ throws(LibraryError) in true }
         #expect(try text("x") == "a.flac\n/elsewhere/b.flac\nhttp://example.com/s\n")
     }
 }

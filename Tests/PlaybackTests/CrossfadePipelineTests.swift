@@ -42,12 +42,14 @@ final class TimedSource: PCMSource {
 }
 
 /// An output that keeps what it plays, one chunk per permit once the test gates it.
-final class GatedCapturingSink: PCMSink, @unchecked Sendable {
+final class GatedCapturingDevice: AudioOutputDevice, @unchecked Sendable {
+    let name = "capture"
+    let plugin = "test"
     let samples = Mutex<[Int16]>([])
     let gated = Mutex(false)
     let permits = DispatchSemaphore(value: 0)
-    func open(format: PCMFormat) throws -> PCMFormat { format }
-    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+    func open(format: PCMFormat) throws(OutputError) -> PCMFormat { format }
+    func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         if gated.withLock({ $0 }) { permits.wait() }
         samples.withLock { $0.append(contentsOf: bytes.bindMemory(to: Int16.self)) }
         return bytes.count
@@ -64,10 +66,11 @@ final class GatedCapturingSink: PCMSink, @unchecked Sendable {
     static let chunkFrames = 2048
 
     func makePipeline(
-        songs: [Int: (first: Int, seconds: Int, constant: Bool)], sink: any PCMSink, crossfade: CrossfadeSettings
+        songs: [Int: (first: Int, seconds: Int, constant: Bool)], device: any AudioOutputDevice,
+        crossfade: CrossfadeSettings
     ) -> (DecodingPipeline, EventRecorder) {
         let pipeline = DecodingPipeline(
-            outputs: [.init(name: "capture", sink: sink, format: nil, softwareVolume: false)],
+            outputs: [.init(name: "capture", device: device, format: nil, softwareVolume: false)],
             bufferBytes: 64 * 1024,
             openSource: { track in
                 guard let song = songs[track.token] else { throw CocoaError(.fileNoSuchFile) }
@@ -95,13 +98,13 @@ final class GatedCapturingSink: PCMSink, @unchecked Sendable {
     }
 
     @Test func theLastChunksOfASongAreMixedWithTheFirstOfTheNext() async {
-        let sink = GatedCapturingSink()
+        let device = GatedCapturingDevice()
         let (pipeline, recorder) = makePipeline(
-            songs: [1: (1000, 21, true), 2: (3000, 21, true)], sink: sink, crossfade: CrossfadeSettings(seconds: 1))
+            songs: [1: (1000, 21, true), 2: (3000, 21, true)], device: device, crossfade: CrossfadeSettings(seconds: 1))
         defer { pipeline.shutDown() }
         let events = await playOneIntoTwo(pipeline, recorder)
         #expect(events.first == .started(track(2)))
-        let samples = sink.samples.withLock { $0 }
+        let samples = device.samples.withLock { $0 }
         // 21 s = 82 chunks and 64 frames: the fade takes the last 4 chunks of song 1 (the last
         // one short) and the first 4 whole chunks of song 2.
         let overlap = 3 * Self.chunkFrames + 64
@@ -120,9 +123,9 @@ final class GatedCapturingSink: PCMSink, @unchecked Sendable {
     }
 
     @Test func theDecoderWaitsForTheNextSongBeforeTheFade() async {
-        let sink = GatedCapturingSink()
+        let device = GatedCapturingDevice()
         let (pipeline, recorder) = makePipeline(
-            songs: [1: (1000, 21, true), 2: (3000, 21, true)], sink: sink, crossfade: CrossfadeSettings(seconds: 1))
+            songs: [1: (1000, 21, true), 2: (3000, 21, true)], device: device, crossfade: CrossfadeSettings(seconds: 1))
         defer { pipeline.shutDown() }
         // 1.5 s from the end (6 chunks, the last short), and the next song told late: the
         // decoder must not decode into the last 4 chunks before it knows.
@@ -135,7 +138,7 @@ final class GatedCapturingSink: PCMSink, @unchecked Sendable {
         _ = await recorder.wait { !$0.isEmpty }
         pipeline.enqueue(nil)
         _ = await recorder.wait { $0.contains(.finished) }
-        let samples = sink.samples.withLock { $0 }
+        let samples = device.samples.withLock { $0 }
         let overlap = 3 * Self.chunkFrames + 1760
         #expect(samples.count == 12000 - overlap + 21 * 8000)
         #expect(samples[..<(2 * Self.chunkFrames)].allSatisfy { $0 == 1000 })
@@ -145,20 +148,20 @@ final class GatedCapturingSink: PCMSink, @unchecked Sendable {
     }
 
     @Test func songsShorterThan20SecondsFollowEachOtherWhole() async {
-        let sink = GatedCapturingSink()
+        let device = GatedCapturingDevice()
         let (pipeline, recorder) = makePipeline(
-            songs: [1: (1000, 19, true), 2: (3000, 21, true)], sink: sink, crossfade: CrossfadeSettings(seconds: 1))
+            songs: [1: (1000, 19, true), 2: (3000, 21, true)], device: device, crossfade: CrossfadeSettings(seconds: 1))
         defer { pipeline.shutDown() }
         _ = await playOneIntoTwo(pipeline, recorder)
-        let samples = sink.samples.withLock { $0 }
+        let samples = device.samples.withLock { $0 }
         #expect(samples == [Int16](repeating: 1000, count: 19 * 8000) + [Int16](repeating: 3000, count: 21 * 8000))
     }
 
     @Test func anotherNextSongDuringTheFadeResumesTheOutgoingOneWhereTheOutputIs() async {
-        let sink = GatedCapturingSink()
-        sink.gated.withLock { $0 = true }
+        let device = GatedCapturingDevice()
+        device.gated.withLock { $0 = true }
         let (pipeline, recorder) = makePipeline(
-            songs: [1: (0, 21, false), 2: (3000, 21, true), 3: (-5000, 5, true)], sink: sink,
+            songs: [1: (0, 21, false), 2: (3000, 21, true), 3: (-5000, 5, true)], device: device,
             crossfade: CrossfadeSettings(seconds: 1))
         defer { pipeline.shutDown() }
         // 7 s before the end: 28 chunks, more than the 16 the buffer holds, so the decoder
@@ -176,21 +179,21 @@ final class GatedCapturingSink: PCMSink, @unchecked Sendable {
             }) {
                 try? await Task.sleep(for: .milliseconds(5))
             }
-            sink.permits.signal()
+            device.permits.signal()
             played += 1
-            for _ in 0..<200 where sink.samples.withLock({ $0.count }) < played * Self.chunkFrames {
+            for _ in 0..<200 where device.samples.withLock({ $0.count }) < played * Self.chunkFrames {
                 try? await Task.sleep(for: .milliseconds(5))
             }
         }
         #expect(pipeline.lock.withLock { pipeline.fadeStart != nil })
         pipeline.enqueue(track(3))
-        sink.gated.withLock { $0 = false }
-        for _ in 0..<100 { sink.permits.signal() }
+        device.gated.withLock { $0 = false }
+        for _ in 0..<100 { device.permits.signal() }
         _ = await recorder.wait { !$0.isEmpty }
         pipeline.enqueue(nil)
         let events = await recorder.wait { $0.contains(.finished) }
         #expect(events.first == .started(track(3)))
-        let samples = sink.samples.withLock { $0 }
+        let samples = device.samples.withLock { $0 }
         let outgoing = TimedSource(first: 0, seconds: 21, constant: false).samples(from: 14)
         // The output was a buffer behind the decoder, so it had taken none of the mix: song 1
         // from 14 s to its end exactly as decoded (nothing lost, repeated or mixed), then song

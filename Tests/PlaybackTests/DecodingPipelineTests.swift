@@ -35,15 +35,17 @@ final class CountingSource: PCMSource {
 }
 
 /// An output that keeps every sample it is given.
-final class CapturingSink: PCMSink, @unchecked Sendable {
+final class CapturingDevice: AudioOutputDevice, @unchecked Sendable {
+    let name = "capture"
+    let plugin = "test"
     let samples = Mutex<[Int16]>([])
     let opened = Mutex<[PCMFormat]>([])
     let closes = Mutex(0)
-    func open(format: PCMFormat) throws -> PCMFormat {
+    func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
         opened.withLock { $0.append(format) }
         return format
     }
-    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+    func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         let values = bytes.bindMemory(to: Int16.self)
         samples.withLock { $0.append(contentsOf: values) }
         return bytes.count
@@ -55,12 +57,13 @@ final class CapturingSink: PCMSink, @unchecked Sendable {
 }
 
 /// An output whose device cannot be opened (an ALSA card that is not there).
-final class UnopenableSink: PCMSink, @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String { "Failed to open ALSA device \"hw:99\": Invalid argument" }
+final class UnopenableDevice: AudioOutputDevice, @unchecked Sendable {
+    let name = "broken"
+    let plugin = "alsa"
+    func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
+        throw OutputError("Failed to open ALSA device \"hw:99\": Invalid argument")
     }
-    func open(format: PCMFormat) throws -> PCMFormat { throw Failure() }
-    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int { 0 }
+    func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int { 0 }
     func drain() {}
     func cancel() {}
     func pause() -> Bool { true }
@@ -68,9 +71,11 @@ final class UnopenableSink: PCMSink, @unchecked Sendable {
 }
 
 /// An output that takes its time over every write, as a device paced in real time does.
-final class SlowSink: PCMSink, @unchecked Sendable {
-    func open(format: PCMFormat) throws -> PCMFormat { format }
-    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+final class SlowDevice: AudioOutputDevice, @unchecked Sendable {
+    let name = "slow"
+    let plugin = "test"
+    func open(format: PCMFormat) throws(OutputError) -> PCMFormat { format }
+    func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         usleep(20_000)
         return bytes.count
     }
@@ -81,11 +86,17 @@ final class SlowSink: PCMSink, @unchecked Sendable {
 }
 
 /// An output that plays one chunk per permit the test gives it.
-final class GatedSink: PCMSink, @unchecked Sendable {
+final class GatedDevice: AudioOutputDevice, @unchecked Sendable {
+    let name = "gated"
+    let plugin = "test"
     let permits = DispatchSemaphore(value: 0)
+    /// The writes begun, and those that returned.
+    let entered = Mutex(0)
+    /// See `entered`.
     let written = Mutex(0)
-    func open(format: PCMFormat) throws -> PCMFormat { format }
-    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+    func open(format: PCMFormat) throws(OutputError) -> PCMFormat { format }
+    func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+        entered.withLock { $0 += 1 }
         permits.wait()
         written.withLock { $0 += 1 }
         return bytes.count
@@ -135,11 +146,11 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
 
 @Suite struct DecodingPipelineTests {
     /// Songs by token: token N counts from N*100_000 for `frames` frames.
-    func makePipeline(frames: [Int: Int], sink: CapturingSink, volume: Bool = false) -> (
+    func makePipeline(frames: [Int: Int], device: CapturingDevice, volume: Bool = false) -> (
         DecodingPipeline, EventRecorder
     ) {
         let pipeline = DecodingPipeline(
-            outputs: [.init(name: "capture", sink: sink, format: nil, softwareVolume: volume)],
+            outputs: [.init(name: "capture", device: device, format: nil, softwareVolume: volume)],
             bufferBytes: 64 * 1024,
             openSource: { track in
                 guard let count = frames[track.token] else { throw CocoaError(.fileNoSuchFile) }
@@ -159,8 +170,8 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
     }
 
     @Test func twoSongsPlayAsOneStreamWithoutAGap() async {
-        let sink = CapturingSink()
-        let (pipeline, recorder) = makePipeline(frames: [1: 5000, 2: 7000], sink: sink)
+        let device = CapturingDevice()
+        let (pipeline, recorder) = makePipeline(frames: [1: 5000, 2: 7000], device: device)
         defer { pipeline.shutDown() }
         _ = pipeline.play(track(1), from: 0, paused: false)
         pipeline.enqueue(track(2))
@@ -170,16 +181,16 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         let events = await recorder.wait { $0.contains(.finished) }
         #expect(events.first == .started(track(2)))
         #expect(events.contains(.finished))
-        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 5000) + counting(2, 7000)) == nil)
-        #expect(sink.opened.withLock { $0.count } == 1)
+        #expect(sameSamples(device.samples.withLock { $0 }, counting(1, 5000) + counting(2, 7000)) == nil)
+        #expect(device.opened.withLock { $0.count } == 1)
     }
 
     @Test func aSongThatFollowsItselfIsReportedAsStartedAgain() async {
         // `repeat` with `random`: a new round may begin with the song that ended the last one.
         // The token stays the same, yet the player must hear that it started again (else it
         // never queues the song after it and playback hangs at the end).
-        let sink = CapturingSink()
-        let (pipeline, recorder) = makePipeline(frames: [1: 3000], sink: sink)
+        let device = CapturingDevice()
+        let (pipeline, recorder) = makePipeline(frames: [1: 3000], device: device)
         defer { pipeline.shutDown() }
         _ = pipeline.play(track(1), from: 0, paused: false)
         pipeline.enqueue(track(1))
@@ -188,7 +199,7 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         pipeline.enqueue(nil)
         let events = await recorder.wait { $0.contains(.finished) }
         #expect(events == [.started(track(1)), .finished])
-        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 3000) + counting(1, 3000)) == nil)
+        #expect(sameSamples(device.samples.withLock { $0 }, counting(1, 3000) + counting(1, 3000)) == nil)
     }
 
     /// The song the decoder went on into ahead of the outputs, read under the pipeline's lock.
@@ -199,9 +210,9 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
     }
 
     @Test func changingTheNextSongAfterTheDecoderWentOnTakesItBack() async throws {
-        let sink = CapturingSink()
+        let device = CapturingDevice()
         // Song 1 is long enough that its end is still buffered when the next song changes.
-        let (pipeline, recorder) = makePipeline(frames: [1: 3000, 2: 2000, 3: 1000], sink: sink)
+        let (pipeline, recorder) = makePipeline(frames: [1: 3000, 2: 2000, 3: 1000], device: device)
         defer { pipeline.shutDown() }
         pipeline.setPaused(true)
         _ = pipeline.play(track(1), from: 0, paused: true)
@@ -215,12 +226,12 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         _ = await recorder.wait { !$0.isEmpty }
         pipeline.enqueue(nil)
         _ = await recorder.wait { $0.contains(.finished) }
-        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 3000) + counting(3, 1000)) == nil)
+        #expect(sameSamples(device.samples.withLock { $0 }, counting(1, 3000) + counting(3, 1000)) == nil)
     }
 
     @Test func aSongThatCannotBeOpenedIsReported() async {
-        let sink = CapturingSink()
-        let (pipeline, recorder) = makePipeline(frames: [:], sink: sink)
+        let device = CapturingDevice()
+        let (pipeline, recorder) = makePipeline(frames: [:], device: device)
         defer { pipeline.shutDown() }
         let generation = pipeline.play(track(9), from: 0, paused: false)
         #expect(generation > 0)
@@ -232,8 +243,8 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
     }
 
     @Test func borderPauseStopsAtTheStartOfTheNextSong() async {
-        let sink = CapturingSink()
-        let (pipeline, recorder) = makePipeline(frames: [1: 2000, 2: 2000], sink: sink)
+        let device = CapturingDevice()
+        let (pipeline, recorder) = makePipeline(frames: [1: 2000, 2: 2000], device: device)
         defer { pipeline.shutDown() }
         pipeline.setBorderPause(true)
         _ = pipeline.play(track(1), from: 0, paused: false)
@@ -242,16 +253,16 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         #expect(events == [.started(track(2)), .borderPause])
         #expect(pipeline.status.state == .pause)
         #expect(pipeline.status.track?.token == 2)
-        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 2000)) == nil)
+        #expect(sameSamples(device.samples.withLock { $0 }, counting(1, 2000)) == nil)
         pipeline.enqueue(nil)
         pipeline.setPaused(false)
         _ = await recorder.wait { $0.contains(.finished) }
-        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 2000) + counting(2, 2000)) == nil)
+        #expect(sameSamples(device.samples.withLock { $0 }, counting(1, 2000) + counting(2, 2000)) == nil)
     }
 
     @Test func stopDropsWhatIsBufferedAndPlayStartsAfresh() async {
-        let sink = CapturingSink()
-        let (pipeline, recorder) = makePipeline(frames: [1: 50_000, 2: 1500], sink: sink)
+        let device = CapturingDevice()
+        let (pipeline, recorder) = makePipeline(frames: [1: 50_000, 2: 1500], device: device)
         defer { pipeline.shutDown() }
         _ = pipeline.play(track(1), from: 0, paused: true)
         pipeline.stop()
@@ -260,19 +271,19 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         pipeline.enqueue(nil)
         _ = await recorder.wait { $0.contains(.finished) }
         // Paused before anything played, then stopped: only song 2, from 0.5 s on.
-        #expect(sameSamples(sink.samples.withLock { $0 }, Array(counting(2, 1500)[500...])) == nil)
+        #expect(sameSamples(device.samples.withLock { $0 }, Array(counting(2, 1500)[500...])) == nil)
     }
 
     @Test func softwareVolumeScalesOutputsThatUseIt() async {
-        let sink = CapturingSink()
-        let (pipeline, recorder) = makePipeline(frames: [1: 1000], sink: sink, volume: true)
+        let device = CapturingDevice()
+        let (pipeline, recorder) = makePipeline(frames: [1: 1000], device: device, volume: true)
         defer { pipeline.shutDown() }
         pipeline.setVolume(50)
         _ = pipeline.play(PipelineTrack(token: 0, path: "", duration: nil, audioFormat: nil), from: 0, paused: false)
         _ = await recorder.wait { !$0.isEmpty }
-        let (other, otherRecorder) = makePipeline(frames: [1: 1000], sink: sink, volume: true)
+        let (other, otherRecorder) = makePipeline(frames: [1: 1000], device: device, volume: true)
         defer { other.shutDown() }
-        sink.samples.withLock { $0.removeAll() }
+        device.samples.withLock { $0.removeAll() }
         other.setVolume(50)
         _ = other.play(track(1), from: 0, paused: false)
         other.enqueue(nil)
@@ -283,7 +294,7 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         expected.withUnsafeMutableBytes {
             volume.apply(50, to: $0, format: PCMFormat(sampleRate: 1000, sample: .s16, channels: 1))
         }
-        #expect(sameSamples(sink.samples.withLock { $0 }, expected) == nil)
+        #expect(sameSamples(device.samples.withLock { $0 }, expected) == nil)
         _ = recorder
     }
 
@@ -292,21 +303,21 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
     /// it). The decoder used to forget that it was waiting for the next song and stopped
     /// there, leaving the player in `play` for ever.
     @Test func aNextSongThatCannotBeOpenedEndsTheStream() async {
-        let sink = CapturingSink()
-        let (pipeline, recorder) = makePipeline(frames: [1: 2000], sink: sink)
+        let device = CapturingDevice()
+        let (pipeline, recorder) = makePipeline(frames: [1: 2000], device: device)
         defer { pipeline.shutDown() }
         _ = pipeline.play(track(1), from: 0, paused: false)
         pipeline.enqueue(track(9))
         let events = await recorder.wait { $0.contains(.finished) }
         #expect(events == [.finished])
-        #expect(sameSamples(sink.samples.withLock { $0 }, counting(1, 2000)) == nil)
+        #expect(sameSamples(device.samples.withLock { $0 }, counting(1, 2000)) == nil)
     }
 
     /// MPD builds an output's filters afresh on every open, so its software volume's dither
     /// restarts and the same song played again gives the same samples.
     @Test func softwareVolumeDitherStartsAfreshOnEveryOpen() async {
-        let sink = CapturingSink()
-        let (pipeline, recorder) = makePipeline(frames: [1: 1000], sink: sink, volume: true)
+        let device = CapturingDevice()
+        let (pipeline, recorder) = makePipeline(frames: [1: 1000], device: device, volume: true)
         defer { pipeline.shutDown() }
         pipeline.setVolume(50)
         for round in 1...2 {
@@ -316,12 +327,14 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
             pipeline.stop()
             // The output closes its device when it sees the stop (a `play` right after the
             // stop would find it still open, and keep it).
-            for _ in 0..<400 where sink.closes.withLock({ $0 }) < round { try? await Task.sleep(for: .milliseconds(5)) }
+            for _ in 0..<400 where device.closes.withLock({ $0 }) < round {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
         }
-        let samples = sink.samples.withLock { $0 }
+        let samples = device.samples.withLock { $0 }
         #expect(samples.count == 2000)
         #expect(sameSamples(Array(samples[1000...]), Array(samples[..<1000])) == nil)
-        #expect(sink.opened.withLock { $0.count } == 2)
+        #expect(device.opened.withLock { $0.count } == 2)
     }
 
     /// With no output able to play, the pipeline pauses on the song and reports MPD's message
@@ -330,7 +343,7 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
     @Test func whenNoOutputCanPlayThePipelinePausesOnTheSong() async {
         let pipeline = DecodingPipeline(
             outputs: [
-                .init(name: "broken", plugin: "alsa", sink: UnopenableSink(), format: nil, softwareVolume: false)
+                .init(name: "broken", plugin: "alsa", device: UnopenableDevice(), format: nil, softwareVolume: false)
             ],
             bufferBytes: 64 * 1024,
             openSource: { track in CountingSource(first: 0, frames: 50_000) })
@@ -348,39 +361,19 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         #expect(await recorder.wait { $0.count == 2 } == [.outputsFailed(message), .outputsFailed(message)])
     }
 
-    /// Once `setPaused(true)` returns, elapsed stands still: the chunk the output was writing
-    /// when the pause came counts before the call returns, as MPD's pause waits for its
-    /// outputs. (It used to be counted a moment later, so a client saw elapsed move while
-    /// the player said `pause`.)
-    @Test func elapsedStandsStillOncePauseReturns() async {
-        let pipeline = DecodingPipeline(
-            outputs: [.init(name: "slow", sink: SlowSink(), format: nil, softwareVolume: false)],
-            bufferBytes: 64 * 1024,
-            openSource: { _ in CountingSource(first: 0, frames: 1_000_000) })
-        defer { pipeline.shutDown() }
-        _ = pipeline.play(track(1), from: 0, paused: false)
-        for _ in 0..<400 where pipeline.status.elapsed == 0 { try? await Task.sleep(for: .milliseconds(5)) }
-        #expect(pipeline.status.elapsed > 0)
-        pipeline.setPaused(true)
-        let paused = pipeline.status.elapsed
-        try? await Task.sleep(for: .milliseconds(100))
-        #expect(pipeline.status.elapsed == paused)
-        #expect(pipeline.status.state == .pause)
-    }
-
     /// Once the buffer is full, the decoder waits until an eighth of it is free and refills it
     /// in one batch, rather than decoding a chunk each time an output has played one: a
     /// steady playback wakes the decoder a few times a minute, not 43 times a second.
     @Test func theDecoderRefillsTheBufferInBatches() async {
-        let sink = GatedSink()
+        let device = GatedDevice()
         let source = CountedSource()
         // 64 chunks of 4 KiB: a batch is 8 chunks.
         let pipeline = DecodingPipeline(
-            outputs: [.init(name: "gated", sink: sink, format: nil, softwareVolume: false)],
+            outputs: [.init(name: "gated", device: device, format: nil, softwareVolume: false)],
             bufferBytes: 64 * 4096,
             openSource: { _ in source })
         defer {
-            for _ in 0..<1000 { sink.permits.signal() }
+            for _ in 0..<1000 { device.permits.signal() }
             pipeline.shutDown()
         }
         #expect(pipeline.refillChunks == 8)
@@ -398,10 +391,10 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         let full = await settle()
         #expect(full == 64, "one read per chunk until the buffer is full")
         // The output plays 7 chunks (and waits to play the next): 7 free, not enough.
-        for _ in 0..<7 { sink.permits.signal() }
+        for _ in 0..<7 { device.permits.signal() }
         #expect(await settle() == full)
         // One more: 8 free chunks, and the decoder fills them at once.
-        sink.permits.signal()
+        device.permits.signal()
         #expect(await settle() == full + 8)
     }
 }

@@ -11,9 +11,9 @@ import Testing
         PipelineTrack(token: token, path: "/song/\(token)", duration: nil, audioFormat: "1000:16:1")
     }
 
-    func pipeline(_ sink: CapturingSink, attached: Bool, first: Int) -> (DecodingPipeline, EventRecorder) {
+    func pipeline(_ device: CapturingDevice, attached: Bool, first: Int) -> (DecodingPipeline, EventRecorder) {
         let pipeline = DecodingPipeline(
-            outputs: [.init(name: "shared", sink: sink, format: nil, softwareVolume: true)], attached: attached,
+            outputs: [.init(name: "shared", device: device, format: nil, softwareVolume: true)], attached: attached,
             bufferBytes: 64 * 1024,
             openSource: { _ in CountingSource(first: first, frames: 3000) })
         let recorder = EventRecorder()
@@ -22,9 +22,9 @@ import Testing
     }
 
     @Test func aPipelineWithoutTheDeviceListsItAsAStandIn() {
-        let sink = CapturingSink()
-        let (home, _) = pipeline(sink, attached: true, first: 0)
-        let (other, _) = pipeline(sink, attached: false, first: 50_000)
+        let device = CapturingDevice()
+        let (home, _) = pipeline(device, attached: true, first: 0)
+        let (other, _) = pipeline(device, attached: false, first: 50_000)
         defer {
             home.shutDown()
             other.shutDown()
@@ -37,9 +37,9 @@ import Testing
     }
 
     @Test func theDeviceMovesAndPlaysOnlyTheNewPipelinesSong() async {
-        let sink = CapturingSink()
-        let (home, homeEvents) = pipeline(sink, attached: true, first: 0)
-        let (other, otherEvents) = pipeline(sink, attached: false, first: 50_000)
+        let device = CapturingDevice()
+        let (home, homeEvents) = pipeline(device, attached: true, first: 0)
+        let (other, otherEvents) = pipeline(device, attached: false, first: 50_000)
         defer {
             home.shutDown()
             other.shutDown()
@@ -49,11 +49,11 @@ import Testing
         // Nothing follows: the stream ends after this song.
         home.enqueue(nil)
         #expect(await homeEvents.wait { $0.contains(.finished) } == [.finished])
-        let heardAtHome = sink.samples.withLock { $0 }
+        let heardAtHome = device.samples.withLock { $0 }
         #expect(sameSamples(heardAtHome, (0..<3000).map { Int16($0) }) == nil)
 
         #expect(home.detachOutput(0) == true)
-        #expect(sink.closes.withLock { $0 } >= 1)
+        #expect(device.closes.withLock { $0 } >= 1)
         #expect(home.outputStatuses.map(\.plugin) == ["dummy"])
         other.attachOutput(0, enabled: true)
         #expect(other.outputStatuses.map(\.plugin) == ["test"])
@@ -64,15 +64,15 @@ import Testing
         _ = other.play(track(3), from: 0, paused: false)
         other.enqueue(nil)
         #expect(await otherEvents.wait { $0.contains(.finished) } == [.finished])
-        let heard = sink.samples.withLock { $0 }
+        let heard = device.samples.withLock { $0 }
         #expect(
             sameSamples(Array(heard.dropFirst(3000)), (50_000..<53_000).map { Int16(truncatingIfNeeded: $0) }) == nil)
     }
 
     @Test func aDisabledOutputMovesDisabled() {
-        let sink = CapturingSink()
-        let (home, _) = pipeline(sink, attached: true, first: 0)
-        let (other, _) = pipeline(sink, attached: false, first: 0)
+        let device = CapturingDevice()
+        let (home, _) = pipeline(device, attached: true, first: 0)
+        let (other, _) = pipeline(device, attached: false, first: 0)
         defer {
             home.shutDown()
             other.shutDown()
@@ -87,8 +87,8 @@ import Testing
     /// A partition without outputs pauses on `play` with MPD's error, and its decoder waits
     /// instead of decoding into the void: an output that arrives hears the song from its start.
     @Test func withoutAnOutputPlayPausesAndTheSongWaitsForOne() async {
-        let sink = CapturingSink()
-        let (other, events) = pipeline(sink, attached: false, first: 7000)
+        let device = CapturingDevice()
+        let (other, events) = pipeline(device, attached: false, first: 7000)
         defer { other.shutDown() }
         _ = other.play(track(1), from: 0, paused: false)
         // The pause and its reason are there when `play` returns, before the event arrives.
@@ -101,6 +101,6 @@ import Testing
         other.setPaused(false)
         #expect(other.status.outputsFailure == nil)
         _ = await events.wait { $0.contains(.finished) }
-        #expect(sameSamples(sink.samples.withLock { $0 }, (7000..<10_000).map { Int16($0) }) == nil)
+        #expect(sameSamples(device.samples.withLock { $0 }, (7000..<10_000).map { Int16($0) }) == nil)
     }
 }

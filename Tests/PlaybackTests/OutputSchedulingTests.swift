@@ -48,15 +48,17 @@ struct ThreadFacts: Equatable, Sendable {
 }
 
 /// An output that notes how the thread that opens and writes it is scheduled.
-final class SchedulingProbeSink: PCMSink, @unchecked Sendable {
+final class SchedulingProbeDevice: AudioOutputDevice, @unchecked Sendable {
+    let name = "probe"
+    let plugin = "test"
     let atOpen = Mutex<ThreadFacts?>(nil)
     let atWrite = Mutex<ThreadFacts?>(nil)
     let bytes = Mutex(0)
-    func open(format: PCMFormat) throws -> PCMFormat {
+    func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
         atOpen.withLock { $0 = ThreadFacts.current() }
         return format
     }
-    func write(_ data: UnsafeRawBufferPointer) throws -> Int {
+    func write(_ data: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         if atWrite.withLock({ $0 == nil }) { atWrite.withLock { $0 = ThreadFacts.current() } }
         bytes.withLock { $0 += data.count }
         return data.count
@@ -72,11 +74,11 @@ final class SchedulingProbeSink: PCMSink, @unchecked Sendable {
 @Suite struct OutputSchedulingTests {
     @Test func outputThreadsPlayUnderSCHEDFIFOAndTheDecoderDoesNot() async {
         let creator = ThreadFacts.current()
-        let sink = SchedulingProbeSink()
+        let device = SchedulingProbeDevice()
         // The decoder thread opens the song.
         let decoderFacts = Mutex<ThreadFacts?>(nil)
         let pipeline = DecodingPipeline(
-            outputs: [.init(name: "probe", sink: sink, format: nil, softwareVolume: false)],
+            outputs: [.init(name: "probe", device: device, format: nil, softwareVolume: false)],
             bufferBytes: 64 * 1024,
             openSource: { _ in
                 decoderFacts.withLock { $0 = ThreadFacts.current() }
@@ -91,10 +93,10 @@ final class SchedulingProbeSink: PCMSink, @unchecked Sendable {
         let events = await recorder.wait { $0.contains(.finished) }
         #expect(events.contains(.finished))
         // Every sample played, whether or not the thread got the priority.
-        #expect(sink.bytes.withLock { $0 } == 4000 * 2)
+        #expect(device.bytes.withLock { $0 } == 4000 * 2)
 
-        let opened = sink.atOpen.withLock { $0 }
-        let wrote = sink.atWrite.withLock { $0 }
+        let opened = device.atOpen.withLock { $0 }
+        let wrote = device.atWrite.withLock { $0 }
         #expect(opened == wrote)
         #expect(wrote?.name == "tonearm.out.0")
         if ThreadFacts.realtimeAllowed {

@@ -13,10 +13,10 @@ import Testing
     /// Songs by token (token N counts from N × 100 000 for `frames[N]` frames) with the
     /// replay gain values in `gains`.
     func makePipeline(
-        frames: [Int: Int], gains: [Int: ReplayGainInfo], settings: ReplayGainSettings, sink: CapturingSink
+        frames: [Int: Int], gains: [Int: ReplayGainInfo], settings: ReplayGainSettings, device: CapturingDevice
     ) -> (DecodingPipeline, EventRecorder) {
         let pipeline = DecodingPipeline(
-            outputs: [.init(name: "capture", sink: sink, format: nil, softwareVolume: false)],
+            outputs: [.init(name: "capture", device: device, format: nil, softwareVolume: false)],
             bufferBytes: 64 * 1024,
             replayGain: settings,
             openSource: { track in
@@ -50,7 +50,7 @@ import Testing
     }
 
     /// Plays `tokens` gaplessly to the end; returns what the output got.
-    func playThrough(_ pipeline: DecodingPipeline, _ recorder: EventRecorder, _ tokens: [Int], sink: CapturingSink)
+    func playThrough(_ pipeline: DecodingPipeline, _ recorder: EventRecorder, _ tokens: [Int], device: CapturingDevice)
         async -> [Int16]
     {
         _ = pipeline.play(track(tokens[0]), from: 0, paused: false)
@@ -60,51 +60,51 @@ import Testing
         }
         pipeline.enqueue(nil)
         _ = await recorder.wait { $0.contains(.finished) }
-        return sink.samples.withLock { $0 }
+        return device.samples.withLock { $0 }
     }
 
     @Test func eachSongPlaysAtItsOwnGainAcrossTheGaplessBorder() async {
-        let sink = CapturingSink()
+        let device = CapturingDevice()
         // Song 1: −6 dB (513/1024). Song 2: +3 dB limited by its peak 0.9 (1/0.9 → 1138).
         // Song 3: no tags, so the missing preamp of −12 dB (257).
         let gains = [1: ReplayGainInfo(trackGain: -6), 2: ReplayGainInfo(trackGain: 3, trackPeak: 0.9)]
         let settings = ReplayGainSettings(mode: .track, missingPreamp: -12)
         #expect([gains[1], gains[2], nil].map(settings.factor(for:)) == [513, 1138, 257])
         let (pipeline, recorder) = makePipeline(
-            frames: [1: 3000, 2: 2500, 3: 2000], gains: gains, settings: settings, sink: sink)
+            frames: [1: 3000, 2: 2500, 3: 2000], gains: gains, settings: settings, device: device)
         defer { pipeline.shutDown() }
-        let played = await playThrough(pipeline, recorder, [1, 2, 3], sink: sink)
+        let played = await playThrough(pipeline, recorder, [1, 2, 3], device: device)
         let wanted = expected([(counting(1, 3000), 513), (counting(2, 2500), 1138), (counting(3, 2000), 257)])
         #expect(sameSamples(played, wanted) == nil)
     }
 
     @Test func offPlaysTheSamplesAsDecodedAndTheModeCanBeSwitchedOn() async {
-        let sink = CapturingSink()
+        let device = CapturingDevice()
         let gains = [1: ReplayGainInfo(trackGain: -6, albumGain: -12)]
         let (pipeline, recorder) = makePipeline(
-            frames: [1: 2000], gains: gains, settings: ReplayGainSettings(), sink: sink)
+            frames: [1: 2000], gains: gains, settings: ReplayGainSettings(), device: device)
         defer { pipeline.shutDown() }
-        #expect(sameSamples(await playThrough(pipeline, recorder, [1], sink: sink), counting(1, 2000)) == nil)
+        #expect(sameSamples(await playThrough(pipeline, recorder, [1], device: device), counting(1, 2000)) == nil)
 
         pipeline.stop()
-        sink.samples.withLock { $0.removeAll() }
+        device.samples.withLock { $0.removeAll() }
         recorder.events.withLock { $0.removeAll() }
         pipeline.setReplayGainMode(.album)
-        let played = await playThrough(pipeline, recorder, [1], sink: sink)
+        let played = await playThrough(pipeline, recorder, [1], device: device)
         #expect(sameSamples(played, expected([(counting(1, 2000), 257)])) == nil)
     }
 
     @Test func theDitherStartsAfreshAfterStop() async {
-        let sink = CapturingSink()
+        let device = CapturingDevice()
         let gains = [1: ReplayGainInfo(trackGain: -6)]
         let (pipeline, recorder) = makePipeline(
-            frames: [1: 1500], gains: gains, settings: ReplayGainSettings(mode: .track), sink: sink)
+            frames: [1: 1500], gains: gains, settings: ReplayGainSettings(mode: .track), device: device)
         defer { pipeline.shutDown() }
-        let first = await playThrough(pipeline, recorder, [1], sink: sink)
+        let first = await playThrough(pipeline, recorder, [1], device: device)
         pipeline.stop()
-        sink.samples.withLock { $0.removeAll() }
+        device.samples.withLock { $0.removeAll() }
         recorder.events.withLock { $0.removeAll() }
-        let second = await playThrough(pipeline, recorder, [1], sink: sink)
+        let second = await playThrough(pipeline, recorder, [1], device: device)
         // Like MPD, whose outputs close on stop: the same song gives the same samples again.
         #expect(sameSamples(first, expected([(counting(1, 1500), 513)])) == nil)
         #expect(sameSamples(second, first) == nil)

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+package import Platform
 
 #if canImport(Glibc)
     import Glibc
@@ -33,11 +33,16 @@ public enum PlaylistSaveMode: String, Sendable, CaseIterable {
 /// The stored playlists: `NAME.m3u` files in `playlist_directory`, one URI a line, as MPD keeps
 /// them (the seed's "playlist" with a name).
 ///
-/// Every change rewrites the whole file through a temporary file in the same directory and a
-/// `rename`, so a reader, a crash or a full disk never leaves half a playlist. Changes run one
-/// at a time under a lock, so two clients editing one playlist cannot lose each other's edit.
-/// Failures are ``LibraryError``s: a bad name, a missing playlist, one that exists already, one
-/// that would grow too large, and failed file operations.
+/// Every change rewrites the whole file through a temporary file in the same directory, an
+/// `fsync` and a `rename`, so a reader, a crash or a full disk never leaves half a playlist.
+/// Changes run one at a time on a queue of their own (``changes``), so two clients editing one
+/// playlist cannot lose each other's edit, and the caller awaits them: the callers are
+/// sessions on their event loops, which must not wait for the disk (docs/architecture.md,
+/// Concurrency). Reading takes no lock and runs on the caller's thread, as the database's
+/// queries do: a rename makes each file appear whole.
+///
+/// Failures are ``LibraryError``s: a bad name, a missing playlist, one that exists already,
+/// one that would grow too large, and failed file operations.
 public final class StoredPlaylists: Sendable {
     /// The playlist directory, without a trailing slash.
     public let directory: String
@@ -47,14 +52,16 @@ public final class StoredPlaylists: Sendable {
     /// then written as absolute paths below it.
     public let absolutePathRoot: String?
     private let resolver: PlaylistEntryResolver
-    private let lock = Mutex<Void>(())
+    /// Where every change runs, one at a time, off the caller's thread.
+    package let changes = BlockingWorkQueue(label: "tonearm.playlists")
     private let onChange: @Sendable () -> Void
 
     /// Creates the store. The directory is made when the first playlist is written.
     /// - Parameters:
     ///   - musicDirectory: absolute paths below it in playlist files are read as library URIs.
     ///   - saveAbsolutePaths: `save_absolute_paths_in_playlists`.
-    ///   - onChange: called after every change (MPD's idle `stored_playlist`).
+    ///   - onChange: called after every change (MPD's idle `stored_playlist`), on ``changes``
+    ///     before the change's caller resumes.
     public init(
         directory: String,
         maximumLength: Int,
@@ -144,13 +151,13 @@ public final class StoredPlaylists: Sendable {
 
     // MARK: Changing
 
-    /// `save NAME [MODE]`: writes `uris` (the queue) as the playlist.
+    /// `save NAME [MODE]`: writes `uris` (the queue) as the playlist, on ``changes``.
     /// - Throws: ``LibraryError/playlistExists(_:)`` for `create`,
     ///   ``LibraryError/noSuchPlaylist(_:)`` for `append`/`replace` of a missing one,
     ///   ``LibraryError/playlistTooLarge`` when appending would pass `max_playlist_length`.
-    package func save(_ uris: [String], as name: String, mode: PlaylistSaveMode) throws(LibraryError) {
+    package func save(_ uris: [String], as name: String, mode: PlaylistSaveMode) async throws(LibraryError) {
         try Self.validate(name)
-        try lock.withLock { _ throws(LibraryError) in
+        try await changes.run { [self] () throws(LibraryError) in
             let existing = try editableEntries(of: name)
             switch mode {
             case .create:
@@ -164,11 +171,12 @@ public final class StoredPlaylists: Sendable {
                 guard existing.count + uris.count <= maximumLength else { throw .playlistTooLarge }
                 try write(existing + uris, to: name)
             }
+            onChange()
         }
-        onChange()
     }
 
-    /// Changes a playlist's entries: `body` gets them and says whether to write them back.
+    /// Changes a playlist's entries on ``changes``: `body` gets them and says whether to write
+    /// them back.
     /// - Parameter createIfMissing: start a missing playlist empty (MPD's `LoadMode::TRY`)
     ///   instead of failing with ``LibraryError/noSuchPlaylist(_:)``.
     /// - Returns: whether the playlist was written.
@@ -176,10 +184,10 @@ public final class StoredPlaylists: Sendable {
     package func edit(
         _ name: String,
         createIfMissing: Bool,
-        _ body: (inout [String]) throws(LibraryError) -> Bool
-    ) throws(LibraryError) -> Bool {
+        _ body: @escaping @Sendable (inout [String]) throws(LibraryError) -> Bool
+    ) async throws(LibraryError) -> Bool {
         try Self.validate(name)
-        let written = try lock.withLock { _ throws(LibraryError) -> Bool in
+        return try await changes.run { [self] () throws(LibraryError) -> Bool in
             var entries: [String]
             if let existing = try editableEntries(of: name) {
                 entries = existing
@@ -190,46 +198,45 @@ public final class StoredPlaylists: Sendable {
             }
             guard try body(&entries) else { return false }
             try write(entries, to: name)
+            onChange()
             return true
         }
-        if written { onChange() }
-        return written
     }
 
     /// `playlistclear NAME`: empties an existing playlist.
-    package func clear(_ name: String) throws(LibraryError) {
-        try edit(name, createIfMissing: false) { entries throws(LibraryError) in
+    package func clear(_ name: String) async throws(LibraryError) {
+        try await edit(name, createIfMissing: false) { entries throws(LibraryError) in
             entries = []
             return true
         }
     }
 
-    /// `rm NAME`.
-    package func delete(_ name: String) throws(LibraryError) {
+    /// `rm NAME`, on ``changes``.
+    package func delete(_ name: String) async throws(LibraryError) {
         try Self.validate(name)
-        try lock.withLock { _ throws(LibraryError) in
+        try await changes.run { [self] () throws(LibraryError) in
             guard unlink(path(of: name)) == 0 else {
                 if errno == ENOENT { throw .noSuchPlaylist(name) }
                 throw .fileOperationFailed(.delete, path: path(of: name))
             }
+            onChange()
         }
-        onChange()
     }
 
-    /// `rename NAME NEW_NAME`: MPD checks the new name first, so renaming onto an existing
-    /// playlist fails with ``LibraryError/renameTargetExists(_:)`` even when the old one is
-    /// missing.
-    package func rename(_ name: String, to newName: String) throws(LibraryError) {
+    /// `rename NAME NEW_NAME`, on ``changes``: MPD checks the new name first, so renaming onto
+    /// an existing playlist fails with ``LibraryError/renameTargetExists(_:)`` even when the
+    /// old one is missing.
+    package func rename(_ name: String, to newName: String) async throws(LibraryError) {
         try Self.validate(name)
         try Self.validate(newName)
-        try lock.withLock { _ throws(LibraryError) in
+        try await changes.run { [self] () throws(LibraryError) in
             if exists(newName) { throw .renameTargetExists(newName) }
             guard Glibc.rename(path(of: name), path(of: newName)) == 0 else {
                 if errno == ENOENT { throw .noSuchPlaylist(name) }
                 throw .fileOperationFailed(.rename, path: path(of: name))
             }
+            onChange()
         }
-        onChange()
     }
 
     // MARK: Files

@@ -1,13 +1,19 @@
-/// One audio device: the sink at the end of the pipeline for one `audio_output` block.
+/// One audio device: the end of the pipeline for one `audio_output` block, and the one
+/// protocol a new kind of output implements (``ALSAOutput``, ``NullOutput``, ``PipeOutput``,
+/// ``FifoOutput``).
 ///
 /// A device is driven by exactly one output thread, in the order open, many writes (with
-/// drain, cancel and pause between them), close, and then possibly open again. It is not
-/// `Sendable` because that one thread owns it: create it (``OutputFactory/make(_:defaultMixerType:)``)
-/// and hand it to its thread. Only ``hardwareMixer`` is shared, so that volume commands can
-/// reach it from elsewhere.
+/// drain, cancel and pause between them), close, and then possibly open again. That thread
+/// calls it directly (``DecodingPipeline``'s `Output` holds it), with no adapter between, so
+/// a chunk costs one protocol call per device call. It is not `Sendable` because that one
+/// thread owns it: create it (``OutputFactory/make(_:defaultMixerType:)``) and hand it to its
+/// thread. Only ``hardwareMixer`` is shared, so that volume commands can reach it from
+/// elsewhere, and ``attributes`` and ``setAttribute(name:value:)`` are read and called from
+/// clients' tasks.
 ///
 /// The calls mirror MPD's `AudioOutput` plugin interface (`Open`, `Play`, `Drain`, `Cancel`,
-/// `Pause`, `Close`), so MPD's behaviour for each plugin maps onto them one to one.
+/// `Pause`, `Close`), so MPD's behaviour for each plugin maps onto them one to one. A mixer
+/// and attributes are optional: the defaults below say there are none.
 public protocol AudioOutputDevice: AnyObject {
     /// The configured `name`, which clients see in `outputs`.
     var name: String { get }
@@ -64,6 +70,9 @@ public protocol AudioOutputDevice: AnyObject {
 }
 
 extension AudioOutputDevice {
+    /// No mixer of its own, unless the plugin has one.
+    public var hardwareMixer: (any HardwareMixer)? { nil }
+
     /// No attributes, unless the plugin has some.
     public var attributes: [OutputAttribute] { [] }
 

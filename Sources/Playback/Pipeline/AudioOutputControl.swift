@@ -75,7 +75,7 @@ extension DecodingPipeline: AudioOutputControl {
                 id: $0, name: outputs[$0].name, plugin: attached[$0] ? outputs[$0].plugin : "dummy",
                 enabled: enabled[$0], error: outputErrors[$0],
                 hasMixer: attached[$0] && (outputs[$0].softwareVolume || outputs[$0].mixer != nil),
-                attributes: attached[$0] ? outputs[$0].sink.attributes : [])
+                attributes: attached[$0] ? outputs[$0].device.attributes : [])
         }
     }
 
@@ -105,6 +105,6 @@ extension DecodingPipeline: AudioOutputControl {
 
     public func setAttribute(output id: Int, name: String, value: String) throws(OutputAttributeError) {
         guard outputs.indices.contains(id) else { throw .noSuchOutput }
-        try outputs[id].sink.setAttribute(name: name, value: value)
+        try outputs[id].device.setAttribute(name: name, value: value)
     }
 }

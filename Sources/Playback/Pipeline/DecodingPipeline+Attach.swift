@@ -17,6 +17,12 @@ extension DecodingPipeline {
     /// Takes output `index` out of this pipeline and waits until its thread has closed the
     /// device, so that another pipeline may open it. The output stays listed as a stand-in,
     /// disabled (MPD's dummy).
+    ///
+    /// The wait blocks the calling thread for up to ``detachTimeout`` (a device write that
+    /// hangs), so the caller must not be an event loop: the server calls it on its queue of
+    /// partition changes (`PartitionSet` in Sources/Server/Partitions/PartitionSet.swift). It
+    /// waits on the lock's condition, which releases the lock, so the audio threads and
+    /// `status` go on meanwhile.
     /// - Returns: whether it was enabled; `nil` when this pipeline does not hold it, or when
     ///   its thread did not let go in time (then the pipeline keeps it).
     public func detachOutput(_ index: Int) -> Bool? {

@@ -7,7 +7,8 @@ extension DecodingPipeline {
     private struct OutputThreadState {
         var reader: Int?
         var requested: PCMFormat?
-        var device: PCMFormat?
+        /// The format the open device took; `nil` while it is closed.
+        var deviceFormat: PCMFormat?
         var seenGeneration: UInt64 = 0
         var currentToken: Int?
         var devicePaused = false
@@ -61,9 +62,9 @@ extension DecodingPipeline {
             while !shutdown && enabled[index] && attached[index] && generation == thread.seenGeneration
                 && (paused || !buffer.hasChunk(reader: reader))
             {
-                if paused && !thread.devicePaused && thread.device != nil {
+                if paused && !thread.devicePaused && thread.deviceFormat != nil {
                     lock.unlock()
-                    thread.devicePaused = output.sink.pause()
+                    thread.devicePaused = output.device.pause()
                     lock.lock()
                     continue
                 }
@@ -76,7 +77,7 @@ extension DecodingPipeline {
                 thread.currentToken = nil
                 let stopped = playingToken == nil
                 lock.unlock()
-                if thread.device != nil { output.sink.cancel() }
+                if thread.deviceFormat != nil { output.device.cancel() }
                 if stopped { closeDevice(output, &thread) }
                 thread.devicePaused = false
                 lock.lock()
@@ -87,7 +88,7 @@ extension DecodingPipeline {
             let isReference = reference == index
             if info.isEnd {
                 lock.unlock()
-                if thread.device != nil { output.sink.drain() }
+                if thread.deviceFormat != nil { output.device.drain() }
                 lock.lock()
                 if chunkGeneration == generation {
                     buffer.release(reader: reader)
@@ -126,7 +127,12 @@ extension DecodingPipeline {
             }
             thread.currentToken = info.token
             let level = volume
-            if isReference { referenceWriting = true }
+            if isReference {
+                let seconds = Double(bytes.count) / Double(info.format.bytesPerSecond)
+                referenceChunk = ReferenceChunk(
+                    output: index, generation: chunkGeneration, end: info.time + seconds, seconds: seconds,
+                    bitrate: info.bitrate)
+            }
             lock.unlock()
 
             thread.devicePaused = false
@@ -135,9 +141,15 @@ extension DecodingPipeline {
                 generation: chunkGeneration)
 
             lock.lock()
-            if isReference {
-                referenceWriting = false
-                if paused { lock.broadcast() }  // `setPaused(true)` may wait for this write
+            if let chunk = referenceChunk, chunk.output == index {
+                referenceChunk = nil
+                if let before = chunk.before {
+                    // A pause counted the chunk already: take that back (to the bit, so that
+                    // the sums stay what they were), and it counts below as the write really
+                    // went. A seek or a stop since has set the time and bit rate anew.
+                    played = before.played
+                    if chunkGeneration == generation { (playedTime, bitrate) = (before.playedTime, before.bitrate) }
+                }
             }
             if let failure {
                 outputFailed(index, message: failure, generation: chunkGeneration)
@@ -146,8 +158,8 @@ extension DecodingPipeline {
             if chunkGeneration == generation {
                 buffer.release(reader: reader)
                 wakeDecoderIfRoom()
-                if reference == index, let device = thread.device {
-                    let seconds = Double(done) / Double(device.bytesPerSecond)
+                if reference == index, let deviceFormat = thread.deviceFormat {
+                    let seconds = Double(done) / Double(deviceFormat.bytesPerSecond)
                     playedTime = info.time + seconds
                     played += seconds
                     bitrate = info.bitrate
@@ -167,38 +179,38 @@ extension DecodingPipeline {
         level: Int, scratch: UnsafeMutableRawBufferPointer, generation chunkGeneration: UInt64
     ) -> (Int, String?) {
         if thread.requested != info.format {
-            if thread.device != nil { output.sink.close() }
+            if thread.deviceFormat != nil { output.device.close() }
             do {
-                thread.device = try output.sink.open(format: info.format)
+                thread.deviceFormat = try output.device.open(format: info.format)
                 thread.requested = info.format
                 // MPD builds an output's filters afresh on every open, so the volume's dither
                 // starts over: the same song played again gives the same bytes.
                 thread.volume.reset()
             } catch {
-                thread.device = nil
+                thread.deviceFormat = nil
                 thread.requested = nil
                 // MPD's message, which `status` shows when no output is left.
                 return (0, "Failed to open \"\(output.name)\" (\(output.plugin)); \(error)")
             }
         }
-        guard let device = thread.device else { return (0, "output not open") }
+        guard let deviceFormat = thread.deviceFormat else { return (0, "output not open") }
         let samples: UnsafeMutableRawBufferPointer
-        if device.sample == info.format.sample {
+        if deviceFormat.sample == info.format.sample {
             scratch.copyMemory(from: UnsafeRawBufferPointer(bytes))
             samples = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<bytes.count])
-        } else if device.sampleRate == info.format.sampleRate && device.channels == info.format.channels {
+        } else if deviceFormat.sampleRate == info.format.sampleRate && deviceFormat.channels == info.format.channels {
             let count = SampleConversion.convert(
                 UnsafeRawBufferPointer(bytes), from: info.format.sample,
-                into: scratch, to: device.sample)
+                into: scratch, to: deviceFormat.sample)
             samples = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count])
         } else {
-            return (0, "\(output.name): the device took \(device) for \(info.format), which cannot be converted")
+            return (0, "\(output.name): the device took \(deviceFormat) for \(info.format), which cannot be converted")
         }
-        if output.softwareVolume && level < 100 { thread.volume.apply(level, to: samples, format: device) }
+        if output.softwareVolume && level < 100 { thread.volume.apply(level, to: samples, format: deviceFormat) }
         var done = 0
         while done < samples.count {
             do {
-                let taken = try output.sink.write(UnsafeRawBufferPointer(rebasing: samples[done...]))
+                let taken = try output.device.write(UnsafeRawBufferPointer(rebasing: samples[done...]))
                 if taken <= 0 { break }
                 done += taken
             } catch {
@@ -210,9 +222,9 @@ extension DecodingPipeline {
     }
 
     private func closeDevice(_ output: Output, _ thread: inout OutputThreadState) {
-        guard thread.device != nil else { return }
-        output.sink.close()
-        thread.device = nil
+        guard thread.deviceFormat != nil else { return }
+        output.device.close()
+        thread.deviceFormat = nil
         thread.requested = nil
     }
 
@@ -227,6 +239,23 @@ extension DecodingPipeline {
     /// with the lock held.
     private func wakeDecoderIfRoom() {
         if decoderNeedsRoom && buffer.freeChunks >= refillChunks { lock.broadcast() }
+    }
+
+    /// The chunk the reference output is writing (``referenceChunk``).
+    struct ReferenceChunk {
+        /// The output writing it.
+        let output: Int
+        /// The generation it belongs to; a pause after a seek or a new song does not count it.
+        let generation: UInt64
+        /// `elapsed` once it is heard, and its playing time.
+        let end: Double
+        /// See `end`.
+        let seconds: Double
+        /// The bit rate it was decoded at.
+        let bitrate: Int
+        /// `elapsed`, the seconds played and the bit rate before ``setPaused(_:)`` counted it,
+        /// if it did.
+        var before: (playedTime: Double, played: Double, bitrate: Int)?
     }
 
     /// The first enabled, working output keeps the time. Called with the lock held.

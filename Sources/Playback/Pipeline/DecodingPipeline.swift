@@ -19,11 +19,15 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     /// Opens a song for the decoder thread.
     typealias SourceOpener = (PipelineTrack) throws -> any PCMSource
 
-    /// One audio output as the pipeline drives it.
+    /// One audio output as the pipeline drives it: the device its thread calls directly, and
+    /// what the configuration says around it.
     struct Output {
+        /// The configured `name`.
         let name: String
+        /// The `type`, which `outputs` prints as `plugin:`.
         var plugin = "test"
-        let sink: any PCMSink
+        /// The device the output thread opens, writes and closes.
+        let device: any AudioOutputDevice
         /// The output's forced format (`format`, MPD's notation with `*` fields), if any.
         let format: String?
         /// Whether samples are scaled by the software volume before the device.
@@ -94,8 +98,9 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     /// An undone fade: the decoder goes back to the outgoing song, at this offset.
     var resumeOutgoing: (track: PipelineTrack, offset: Double)?
     var reference: Int?
-    /// The reference output is writing a chunk, which counts as heard when the write returns.
-    var referenceWriting = false
+    /// The chunk the reference output is writing, which counts as heard when the write
+    /// returns, or at once when a pause comes first (``setPaused(_:)``).
+    var referenceChunk: ReferenceChunk?
     var failedOutputs = Set<Int>()
     /// Whether each output is enabled (`enableoutput`/`disableoutput`).
     var enabled: [Bool]
@@ -221,21 +226,26 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         lock.broadcast()
     }
 
-    /// Pauses or resumes. Pausing waits (briefly) for the reference output to finish the chunk
-    /// it is writing, as MPD's `pause` waits for its outputs to acknowledge: that chunk counts
-    /// as heard when its write returns, so without the wait `elapsed` would still move on
-    /// after a client saw the player paused. The wait is a chunk's playing time at most, and
-    /// bounded in case a device write hangs (a pipe whose reader stopped reading).
+    /// Pauses or resumes. Pausing counts the chunk the reference output is writing as heard
+    /// at once, as MPD's `pause` waits for its outputs to acknowledge: that chunk counts when
+    /// its write returns, so without this `elapsed` would still move on after a client saw the
+    /// player paused. It does not wait for the write to return, which would hold the caller,
+    /// a session on its event loop under the player's lock, for up to a chunk's playing time,
+    /// or for as long as a device write hangs (a pipe whose reader stopped reading).
     public func setPaused(_ paused: Bool) {
         lock.lock()
+        defer { lock.unlock() }
         self.paused = paused
         if !paused { outputsFailure = nil }
-        lock.broadcast()
-        if paused {
-            let deadline = Date(timeIntervalSinceNow: 0.5)
-            while referenceWriting && lock.wait(until: deadline) {}
+        // Only a chunk of what plays now: one from before a seek or a new song counts for nothing.
+        if paused, var chunk = referenceChunk, chunk.generation == generation, chunk.before == nil {
+            chunk.before = (playedTime, played, bitrate)
+            playedTime = chunk.end
+            played += chunk.seconds
+            bitrate = chunk.bitrate
+            referenceChunk = chunk
         }
-        lock.unlock()
+        lock.broadcast()
     }
 
     public func setBorderPause(_ enabled: Bool) {

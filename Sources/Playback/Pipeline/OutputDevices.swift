@@ -25,7 +25,7 @@ public final class OutputDevices: @unchecked Sendable {
                 let mixerType = block.mixerType ?? configuration.mixerType
                 outputs.append(
                     DecodingPipeline.Output(
-                        name: block.name, plugin: block.type, sink: DeviceSink(device), format: block.format,
+                        name: block.name, plugin: block.type, device: device, format: block.format,
                         softwareVolume: mixerType == .software, mixer: device.hardwareMixer,
                         enabledAtStart: block.enabled))
             } catch {

@@ -43,7 +43,7 @@ enum DatabaseAddCommands {
         }
         guard !uris.isEmpty else { return .ok }
         let name = try StoredPlaylistCommands.name(invocation, 0)
-        try store.edit(name, createIfMissing: true) { entries throws(LibraryError) in
+        try await store.edit(name, createIfMissing: true) { [uris] entries throws(LibraryError) in
             try StoredPlaylists.insert(
                 uris, at: position ?? entries.count, into: &entries, maximumLength: store.maximumLength)
             return true

@@ -6,7 +6,7 @@ import Settings
 enum PartitionCommands {
     static let definitions: [CommandDefinition] = [
         CommandDefinition("delpartition", permission: .admin, arguments: .exactly(1)) { invocation in
-            try invocation.server.partitions.delete(invocation.arguments[0])
+            try await invocation.server.partitions.delete(invocation.arguments[0])
             return .ok
         },
         CommandDefinition("listpartitions", permission: .read, arguments: .exactly(0)) { invocation in
@@ -18,20 +18,20 @@ enum PartitionCommands {
         },
         CommandDefinition("moveoutput", permission: .admin, arguments: .exactly(1)) { invocation in
             let destination = invocation.server.partition(for: invocation.session)
-            try invocation.server.partitions.moveOutput(named: invocation.arguments[0], into: destination)
+            try await invocation.server.partitions.moveOutput(named: invocation.arguments[0], into: destination)
             return .ok
         },
         CommandDefinition("newpartition", permission: .admin, arguments: .exactly(1)) { invocation in
-            try invocation.server.partitions.create(invocation.arguments[0])
+            try await invocation.server.partitions.create(invocation.arguments[0])
             return .ok
         },
         CommandDefinition("partition", permission: .read, arguments: .exactly(1), handler: switchPartition),
     ]
 
     /// `partition NAME`: the client works with that partition from now on.
-    private static func switchPartition(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
+    private static func switchPartition(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         let name = invocation.arguments[0]
-        try invocation.server.partitions.join(name, inbox: try invocation.mailbox.inbox)
+        try await invocation.server.partitions.join(name, inbox: try invocation.mailbox.inbox)
         invocation.session.partition = name
         return .ok
     }

@@ -23,12 +23,12 @@ enum StoredPlaylistCommands {
         CommandDefinition("load", permission: .add, arguments: .between(1, 3), handler: load),
         CommandDefinition("playlistadd", permission: .control, arguments: .between(2, 3), handler: playlistAdd),
         CommandDefinition("playlistclear", permission: .control, arguments: .exactly(1)) { invocation in
-            try invocation.server.storedPlaylists.clear(try name(invocation, 0))
+            try await invocation.server.storedPlaylists.clear(try name(invocation, 0))
             return .ok
         },
         CommandDefinition("playlistdelete", permission: .control, arguments: .exactly(2)) { invocation in
             let range = try Arguments.range(invocation.arguments[1])
-            try invocation.server.storedPlaylists.edit(try name(invocation, 0), createIfMissing: false) {
+            try await invocation.server.storedPlaylists.edit(try name(invocation, 0), createIfMissing: false) {
                 entries throws(LibraryError) in
                 try StoredPlaylists.remove(range, from: &entries)
                 return true
@@ -38,12 +38,12 @@ enum StoredPlaylistCommands {
         CommandDefinition("playlistlength", permission: .read, arguments: .exactly(1), handler: length),
         CommandDefinition("playlistmove", permission: .control, arguments: .exactly(3), handler: move),
         CommandDefinition("rename", permission: .control, arguments: .exactly(2)) { invocation in
-            try invocation.server.storedPlaylists.rename(try name(invocation, 0), to: try name(invocation, 1))
+            try await invocation.server.storedPlaylists.rename(try name(invocation, 0), to: try name(invocation, 1))
             return .ok
         },
         CommandDefinition("rm", permission: .control, arguments: .exactly(1)) { invocation in
             let playlist = try name(invocation, 0)
-            try invocation.server.storedPlaylists.delete(playlist)
+            try await invocation.server.storedPlaylists.delete(playlist)
             // MPD 0.24 deletes the playlist's stickers with it (reference: `rm`).
             _ = try await invocation.server.stickers?.delete(type: "playlist", uri: playlist, name: nil)
             return .ok
@@ -151,7 +151,7 @@ enum StoredPlaylistCommands {
 
     /// `save NAME [create|append|replace]`: the queue as a stored playlist (the mode is MPD 0.24's;
     /// without one, an existing playlist is an error).
-    static func save(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
+    static func save(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         var mode = PlaylistSaveMode.create
         if invocation.arguments.count > 1 {
             guard let chosen = PlaylistSaveMode(rawValue: invocation.arguments[1]) else {
@@ -160,7 +160,7 @@ enum StoredPlaylistCommands {
             mode = chosen
         }
         let uris = invocation.player.queue.entries.map(\.song.uri)
-        try invocation.server.storedPlaylists.save(uris, as: try name(invocation, 0), mode: mode)
+        try await invocation.server.storedPlaylists.save(uris, as: try name(invocation, 0), mode: mode)
         return .ok
     }
 
@@ -176,7 +176,7 @@ enum StoredPlaylistCommands {
             // As MPD, the songs are looked up first and the name checked when they are written.
             let uris = try await songURIs(uri, invocation)
             let playlist = try name(invocation, 0)
-            try store.edit(playlist, createIfMissing: true) { entries throws(LibraryError) in
+            try await store.edit(playlist, createIfMissing: true) { entries throws(LibraryError) in
                 try StoredPlaylists.insert(uris, at: entries.count, into: &entries, maximumLength: store.maximumLength)
                 return !uris.isEmpty
             }
@@ -188,7 +188,7 @@ enum StoredPlaylistCommands {
         let current = try store.editableCount(of: playlist) ?? 0
         guard position <= current else { throw MPDError(.argument, "Bad position") }
         let uris = try await songURIs(uri, invocation)
-        try store.edit(playlist, createIfMissing: true) { entries throws(LibraryError) in
+        try await store.edit(playlist, createIfMissing: true) { entries throws(LibraryError) in
             try StoredPlaylists.insert(uris, at: position, into: &entries, maximumLength: store.maximumLength)
             return !uris.isEmpty
         }
@@ -217,12 +217,12 @@ enum StoredPlaylistCommands {
 
     /// `playlistmove NAME FROM|START:END TO` (the range form is MPD 0.24's): moving to where
     /// the range starts does nothing, without even looking for the playlist, as in MPD.
-    static func move(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
+    static func move(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         let range = try Arguments.range(invocation.arguments[1])
         let destination = Int(try Arguments.unsigned(invocation.arguments[2]))
         guard let end = range.end else { throw MPDError(.argument, "Open-ended range not supported") }
         guard range.start != destination else { return .ok }
-        try invocation.server.storedPlaylists.edit(try name(invocation, 0), createIfMissing: false) {
+        try await invocation.server.storedPlaylists.edit(try name(invocation, 0), createIfMissing: false) {
             entries throws(LibraryError) in
             try StoredPlaylists.move(range.start..<end, to: destination, in: &entries)
             return true

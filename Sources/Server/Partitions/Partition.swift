@@ -90,8 +90,10 @@ public final class Partition: Sendable {
         player.setMixerAvailable(pipeline.hasMixer)
     }
 
-    /// Lets device `index` go to another partition. - Returns: whether it was enabled; `nil`
-    /// when this partition does not hold it or its thread did not let go.
+    /// Lets device `index` go to another partition, waiting for its output thread to close it
+    /// (``DecodingPipeline/detachOutput(_:)``): only ``PartitionSet``'s queue of changes calls
+    /// it, never an event loop. - Returns: whether it was enabled; `nil` when this partition
+    /// does not hold it or its thread did not let go.
     func detach(device index: Int) -> Bool? {
         guard let pipeline, let wasEnabled = pipeline.detachOutput(index) else { return nil }
         player.setMixerAvailable(pipeline.hasMixer)

@@ -1,4 +1,5 @@
 public import MPDProtocol
+package import Platform
 import Playback
 import Synchronization
 
@@ -6,8 +7,12 @@ import Synchronization
 /// by `partition` blocks, `newpartition` or the state file, in the order they were made.
 ///
 /// Looking a partition up is quick and concurrent. Every change to the set — adding,
-/// deleting, a client joining, an output moving — is serialised by one lock, so that
-/// `delpartition` sees the clients and outputs a partition really has.
+/// deleting, a client joining, an output moving — runs on one queue (``changes``), one at a
+/// time, so that `delpartition` sees the clients and outputs a partition really has. The
+/// callers are sessions on their event loops, which await the change instead of running it:
+/// moving an output waits (up to ``DecodingPipeline/detachTimeout``) for the output thread
+/// that holds the device to let it go, and no event loop may wait for a thread
+/// (docs/architecture.md, Concurrency).
 public final class PartitionSet: Sendable {
     /// MPD's limit on `newpartition` ("arbitrary limit for now").
     public static let maximumCount = 16
@@ -17,17 +22,31 @@ public final class PartitionSet: Sendable {
     public typealias Factory = @Sendable (_ name: String) -> Partition
 
     private let partitions: Mutex<[Partition]>
-    /// Serialises changes; held while an output thread lets its device go, which the quick
-    /// lookups above must not wait for.
-    private let changes = Mutex<Void>(())
+    /// Where every change runs, one at a time, off the caller's event loop. A move waits here
+    /// while an output thread lets its device go; the lookups, which take only `partitions`'
+    /// lock, never wait for it.
+    package let changes = BlockingWorkQueue(label: "tonearm.partitions")
     private let idleBus: IdleBus
     private let make: Factory
 
-    /// Creates the set with its default partition.
-    public init(default first: Partition, idleBus: IdleBus, make: @escaping Factory) {
+    /// Creates the set with its default partition and the partitions of the configuration's
+    /// `partition` blocks, made at once, before any client connects, as MPD makes them.
+    /// - Parameter refused: told of each configured name that `newpartition` would refuse,
+    ///   with the error it would give (the name is left out).
+    public init(
+        default first: Partition, configured names: [String] = [], idleBus: IdleBus, make: @escaping Factory,
+        refused: (String, MPDError) -> Void = { _, _ in }
+    ) {
         partitions = Mutex([first])
         self.idleBus = idleBus
         self.make = make
+        for name in names {
+            do {
+                try add(name)
+            } catch {
+                refused(name, error)
+            }
+        }
     }
 
     /// Every partition, `default` first.
@@ -58,40 +77,41 @@ public final class PartitionSet: Sendable {
     /// `newpartition NAME`, checked in MPD's order; every client sees idle `partition`.
     /// - Throws: ACK 2 `bad name`, ACK 56 `name already exists`, ACK 5 `too many partitions`.
     @discardableResult
-    public func create(_ name: String) throws(MPDError) -> Partition {
-        let created: Result<Partition, MPDError> = changes.withLock { _ in
-            guard Self.isValidName(name) else { return .failure(MPDError(.argument, "bad name")) }
-            guard named(name) == nil else { return .failure(MPDError(.exist, "name already exists")) }
-            guard all.count < Self.maximumCount else { return .failure(MPDError(.unknown, "too many partitions")) }
-            let partition = make(name)
-            partitions.withLock { $0.append(partition) }
-            return .success(partition)
-        }
-        let partition = try created.get()
+    public func create(_ name: String) async throws(MPDError) -> Partition {
+        let partition = try await changes.run { [self] () throws(MPDError) in try add(name) }
         idleBus.emit(.partition)
+        return partition
+    }
+
+    /// Makes partition `name` after `newpartition`'s checks. Runs on ``changes``, or in `init`.
+    @discardableResult
+    private func add(_ name: String) throws(MPDError) -> Partition {
+        guard Self.isValidName(name) else { throw MPDError(.argument, "bad name") }
+        guard named(name) == nil else { throw MPDError(.exist, "name already exists") }
+        guard all.count < Self.maximumCount else { throw MPDError(.unknown, "too many partitions") }
+        let partition = make(name)
+        partitions.withLock { $0.append(partition) }
         return partition
     }
 
     /// `delpartition NAME`, checked in MPD's order; every client sees idle `partition`.
     /// - Throws: ACK 2 `bad name`, ACK 50 `no such partition`, ACK 5 `cannot delete the
     ///   default partition`, `partition still has clients` or `partition still has outputs`.
-    public func delete(_ name: String) throws(MPDError) {
-        let removed: Result<Partition, MPDError> = changes.withLock { _ in
-            guard Self.isValidName(name) else { return .failure(MPDError(.argument, "bad name")) }
-            guard let partition = named(name) else { return .failure(MPDError(.noExist, "no such partition")) }
+    public func delete(_ name: String) async throws(MPDError) {
+        let removed = try await changes.run { [self] () throws(MPDError) -> Partition in
+            guard Self.isValidName(name) else { throw MPDError(.argument, "bad name") }
+            guard let partition = named(name) else { throw MPDError(.noExist, "no such partition") }
             guard partition !== defaultPartition else {
-                return .failure(MPDError(.unknown, "cannot delete the default partition"))
+                throw MPDError(.unknown, "cannot delete the default partition")
             }
             guard idleBus.clientCount(partition: name) == 0 else {
-                return .failure(MPDError(.unknown, "partition still has clients"))
+                throw MPDError(.unknown, "partition still has clients")
             }
-            guard partition.heldDevices.isEmpty else {
-                return .failure(MPDError(.unknown, "partition still has outputs"))
-            }
+            guard partition.heldDevices.isEmpty else { throw MPDError(.unknown, "partition still has outputs") }
             partitions.withLock { $0.removeAll { $0 === partition } }
-            return .success(partition)
+            return partition
         }
-        try removed.get().shutDown()
+        removed.shutDown()
         idleBus.emit(.partition)
     }
 
@@ -99,35 +119,34 @@ public final class PartitionSet: Sendable {
     /// idle events; marks `playlist player mixer output options` pending for it (without
     /// waking it), so that it reloads what it shows, as MPD does.
     /// - Throws: ACK 50 `partition does not exist`.
-    func join(_ name: String, inbox: IdleInbox) throws(MPDError) {
-        let found = changes.withLock { _ -> Bool in
-            guard named(name) != nil else { return false }
+    func join(_ name: String, inbox: IdleInbox) async throws(MPDError) {
+        try await changes.run { [self] () throws(MPDError) in
+            guard named(name) != nil else { throw MPDError(.noExist, "partition does not exist") }
             inbox.partition = name
-            return true
         }
-        guard found else { throw MPDError(.noExist, "partition does not exist") }
         inbox.markPending([.playlist, .player, .mixer, .output, .options])
     }
 
     /// `moveoutput NAME`: the output called `outputName` moves into `destination` from
     /// whichever partition holds it, keeping its enabled state; every client sees idle
-    /// `output`. Nothing happens when `destination` holds it already.
+    /// `output`. Nothing happens when `destination` holds it already. The output thread that
+    /// plays the device lets it go on ``changes``' thread, while the caller awaits.
     /// - Throws: ACK 50 `No such output`; ACK 5 when the output's device would not let go.
-    public func moveOutput(named outputName: String, into destination: Partition) throws(MPDError) {
-        let moved: Result<Bool, MPDError> = changes.withLock { _ in
+    public func moveOutput(named outputName: String, into destination: Partition) async throws(MPDError) {
+        let moved = try await changes.run { [self] () throws(MPDError) -> Bool in
             guard let device = destination.pipeline?.outputStatuses.firstIndex(where: { $0.name == outputName }) else {
-                return .failure(MPDError(.noExist, "No such output"))
+                throw MPDError(.noExist, "No such output")
             }
-            if destination.heldDevices.contains(device) { return .success(false) }
+            if destination.heldDevices.contains(device) { return false }
             guard let source = all.first(where: { $0 !== destination && $0.heldDevices.contains(device) }) else {
-                return .failure(MPDError(.noExist, "No such output"))
+                throw MPDError(.noExist, "No such output")
             }
             guard let wasEnabled = source.detach(device: device) else {
-                return .failure(MPDError(.unknown, "output \(outputName.mpdQuoted) is busy"))
+                throw MPDError(.unknown, "output \(outputName.mpdQuoted) is busy")
             }
             destination.attach(device: device, enabled: wasEnabled)
-            return .success(true)
+            return true
         }
-        if try moved.get() { idleBus.emit(.output) }
+        if moved { idleBus.emit(.output) }
     }
 }

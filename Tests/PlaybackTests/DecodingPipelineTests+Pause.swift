@@ -1,0 +1,85 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Playback
+
+/// Pausing: `elapsed` stands still from the moment `setPaused(true)` returns, and nothing
+/// waits for the output thread to get there.
+extension DecodingPipelineTests {
+    /// Once `setPaused(true)` returns, elapsed stands still: the chunk the output was writing
+    /// when the pause came counts before the call returns, as MPD's pause waits for its
+    /// outputs. (It used to be counted a moment later, so a client saw elapsed move while
+    /// the player said `pause`.)
+    @Test func elapsedStandsStillOncePauseReturns() async {
+        let pipeline = DecodingPipeline(
+            outputs: [.init(name: "slow", device: SlowDevice(), format: nil, softwareVolume: false)],
+            bufferBytes: 64 * 1024,
+            openSource: { _ in CountingSource(first: 0, frames: 1_000_000) })
+        defer { pipeline.shutDown() }
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        for _ in 0..<400 where pipeline.status.elapsed == 0 { try? await Task.sleep(for: .milliseconds(5)) }
+        #expect(pipeline.status.elapsed > 0)
+        pipeline.setPaused(true)
+        let paused = pipeline.status.elapsed
+        try? await Task.sleep(for: .milliseconds(100))
+        #expect(pipeline.status.elapsed == paused)
+        #expect(pipeline.status.state == .pause)
+    }
+
+    /// Plays a long song into a ``GatedDevice`` until its output thread is inside write
+    /// number `writes` (counting from 1), with the writes before it let through; then runs
+    /// `body`, and lets every write go and stops the pipeline.
+    func holdingWrite(
+        _ writes: Int, _ body: (DecodingPipeline, GatedDevice) async -> Void
+    ) async {
+        let device = GatedDevice()
+        let pipeline = DecodingPipeline(
+            outputs: [.init(name: "gated", device: device, format: nil, softwareVolume: false)],
+            bufferBytes: 64 * 1024,
+            openSource: { _ in CountingSource(first: 0, frames: 1_000_000) })
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        for _ in 1..<writes { device.permits.signal() }
+        await waitFor { device.entered.withLock { $0 } >= writes }
+        await body(pipeline, device)
+        for _ in 0..<1000 { device.permits.signal() }
+        pipeline.shutDown()
+    }
+
+    /// Polls `condition` for up to five seconds: the threads may be slow to get there on a
+    /// busy machine, and a test that gives up early fails for nothing.
+    func waitFor(_ condition: () -> Bool) async {
+        for _ in 0..<1000 where !condition() { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+
+    /// Pausing does not wait for the output thread: the chunk the reference output is writing
+    /// counts as heard at once, so `elapsed` stands still from the moment `setPaused(true)`
+    /// returns even while that write is held up, and the write's return changes nothing.
+    @Test func pauseCountsTheChunkBeingWrittenWithoutWaitingForIt() async {
+        await holdingWrite(3) { pipeline, device in
+            // Two chunks of 2.048 s played; the third is being written and stays so.
+            pipeline.setPaused(true)
+            #expect(pipeline.status.elapsed == 6.144)
+            #expect(pipeline.playedSeconds == 6.144)
+            device.permits.signal()
+            await waitFor { device.written.withLock { $0 } >= 3 }
+            #expect(pipeline.status.elapsed == 6.144)
+            #expect(pipeline.playedSeconds == 6.144)
+            #expect(pipeline.status.state == .pause)
+        }
+    }
+
+    /// A pause right after a seek, while the output still writes a chunk from before it,
+    /// keeps the seek's time: that chunk is not heard.
+    @Test func aPauseRightAfterASeekDoesNotCountTheChunkFromBeforeIt() async {
+        await holdingWrite(1) { pipeline, device in
+            _ = pipeline.play(track(1), from: 30, paused: false)
+            pipeline.setPaused(true)
+            #expect(pipeline.status.elapsed == 30)
+            device.permits.signal()
+            await waitFor { device.written.withLock { $0 } >= 1 }
+            #expect(pipeline.status.elapsed == 30)
+            #expect(pipeline.playedSeconds == 0)
+        }
+    }
+}
