@@ -1,19 +1,15 @@
 import MPDProtocol
 import Playback
 import Settings
+import TestSupport
 import Testing
 
 @testable import Server
 
 /// The partition registry: names, limits, refusals, and the idle events of its changes.
 @Suite struct PartitionSetTests {
-    func makeContext(partitions: [String] = []) -> ServerContext {
-        var configuration = TonearmConfiguration.defaults(environment: ["HOME": "/home/test"])
-        configuration.partitions = partitions
-        return ServerContext(
-            configuration: configuration,
-            decoders: DecoderCatalog(plugin: "ffmpeg", suffixes: ["flac"], mimeTypes: []),
-            shutdown: {})
+    func makeContext(partitions: [String] = []) throws -> ServerContext {
+        try TestServer { $0.partitions = partitions }.context
     }
 
     /// The ACK a change gives, as "CODE message"; `nil` when it succeeds.
@@ -34,15 +30,15 @@ import Testing
         for bad in ["", "a.b", "a b", "ü", "a/b", "a:b"] { #expect(!PartitionSet.isValidName(bad), "\(bad)") }
     }
 
-    @Test func theDefaultComesFirstAndConfiguredOnesFollow() {
-        let context = makeContext(partitions: ["kitchen", "bad.name", "kitchen"])
+    @Test func theDefaultComesFirstAndConfiguredOnesFollow() throws {
+        let context = try makeContext(partitions: ["kitchen", "bad.name", "kitchen"])
         #expect(context.partitions.all.map(\.name) == ["default", "kitchen"])
         #expect(context.partitions.defaultPartition.name == "default")
         #expect(context.partitions.named("kitchen")?.player.partition == "kitchen")
     }
 
-    @Test func createChecksNameThenDuplicateThenLimit() {
-        let set = makeContext().partitions
+    @Test func createChecksNameThenDuplicateThenLimit() throws {
+        let set = try makeContext().partitions
         #expect(error { try set.create("a.b") } == "2 bad name")
         #expect(error { try set.create("default") } == "56 name already exists")
         for number in 1..<PartitionSet.maximumCount { #expect(error { try set.create("p\(number)") } == nil) }
@@ -52,7 +48,7 @@ import Testing
     }
 
     @Test func deleteRefusesTheDefaultTheUnknownAndOccupiedOnes() throws {
-        let context = makeContext()
+        let context = try makeContext()
         let set = context.partitions
         try set.create("x")
         #expect(error { try set.delete("default") } == "5 cannot delete the default partition")
@@ -69,7 +65,7 @@ import Testing
     }
 
     @Test func changesRaisePartitionForEveryoneAndJoiningMarksTheStatePending() throws {
-        let context = makeContext()
+        let context = try makeContext()
         let watcher = IdleInbox(wake: {})
         let mover = IdleInbox(wake: {})
         context.idleBus.register(watcher)
@@ -86,7 +82,7 @@ import Testing
     }
 
     @Test func eachPartitionHasItsOwnPlayerAndEventsStayInIt() throws {
-        let context = makeContext()
+        let context = try makeContext()
         let x = try context.partitions.create("x")
         let inDefault = IdleInbox(wake: {})
         let inX = IdleInbox(wake: {})
@@ -101,8 +97,8 @@ import Testing
         #expect(context.player.status.repeatMode == false)
     }
 
-    @Test func withoutDevicesThereIsNoOutputToMove() {
-        let context = makeContext()
+    @Test func withoutDevicesThereIsNoOutputToMove() throws {
+        let context = try makeContext()
         #expect(
             error { try context.partitions.moveOutput(named: "null", into: context.partitions.defaultPartition) }
                 == "50 No such output")

@@ -115,7 +115,7 @@ public final class PartitionSet: Sendable {
     /// - Throws: ACK 50 `No such output`; ACK 5 when the output's device would not let go.
     public func moveOutput(named outputName: String, into destination: Partition) throws(MPDError) {
         let moved: Result<Bool, MPDError> = changes.withLock { _ in
-            guard let device = destination.pipeline?.outputStatuses.firstIndex(where: { $0.name == outputName }) else {
+            guard let device = destination.pipeline.outputStatuses.firstIndex(where: { $0.name == outputName }) else {
                 return .failure(MPDError(.noExist, "No such output"))
             }
             if destination.heldDevices.contains(device) { return .success(false) }

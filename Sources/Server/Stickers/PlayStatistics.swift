@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import Logging
+package import Logging
 import MPDProtocol
-import MediaLibrary
+package import MediaLibrary
 import Playback
 
 /// Keeps the play statistics as song stickers (`sticker_play_stats`, a Tonearm option): the
@@ -16,7 +16,7 @@ import Playback
 ///
 /// The player reports from under its lock's caller; the writes happen here, on a serial queue,
 /// so neither the player nor a session waits for the sticker file.
-final class PlayStatistics: Sendable {
+package final class PlayStatistics: Sendable {
     /// What one listening amounts to.
     enum Outcome: Equatable {
         case played
@@ -35,7 +35,7 @@ final class PlayStatistics: Sendable {
 
     /// Creates the keeper.
     /// - Parameter now: the Unix time for `lastPlayed` (a test fixes it).
-    init(
+    package init(
         stickers: StickerStore, idleBus: IdleBus, logger: Logger,
         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
