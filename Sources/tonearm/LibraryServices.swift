@@ -2,6 +2,23 @@ import Logging
 import MediaLibrary
 import ServiceLifecycle
 
+/// The update queue's part in the service group: it runs jobs from the start (the first scan
+/// of a new database, `update`, `auto_update`), and at shutdown drops the jobs still waiting,
+/// so that none starts while the process ends.
+struct UpdateQueueService: Service, CustomStringConvertible {
+    /// The library's update queue.
+    let updates: UpdateService
+
+    /// The name ServiceLifecycle logs.
+    var description: String { "UpdateQueue" }
+
+    func run() async throws {
+        // Returning early would end the whole group.
+        try? await gracefulShutdown()
+        updates.cancelWaitingJobs()
+    }
+}
+
 /// `auto_update "yes"`: watches the music directory for as long as the service group runs and
 /// stops the watcher on graceful shutdown (SIGTERM, SIGINT, `kill`).
 struct AutoUpdateService: Service, CustomStringConvertible {

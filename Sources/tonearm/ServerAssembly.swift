@@ -67,16 +67,28 @@ struct ServerAssembly {
         }
         let zeroconf = zeroconfService(listening: listening)
 
+        // The group starts the services in this order and, on shutdown (SIGTERM, SIGINT, or the
+        // server ending after `kill`), stops them in reverse, each once the one stopped before
+        // it has returned. Each line says why its service stops where it does.
         let services: [ServiceGroupConfiguration.ServiceConfiguration?] = [
-            .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup),
+            // Stops last: once no client can change what plays, it writes the songs heard
+            // that are still queued.
+            playStatistics.map { .init(service: $0) },
+            // Stops after all that queues update jobs (the server's `update`, the directory
+            // watcher): drops the jobs still waiting.
+            library.map { .init(service: UpdateQueueService(updates: $0.updates)) },
+            // Writes the file a last time after the server stopped, so it holds every change a
+            // client made; MPD, too, writes it once its clients are gone.
             stateFile.map { .init(service: $0) },
-            // Late in the list, so the group shuts it down early: no update starts while the
-            // server stops.
+            // Closes its listeners and every connection. When `kill` ends it, the group
+            // stops the others.
+            .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup),
+            // Stops watching before the server stops: no update starts from the disk meanwhile.
             autoUpdate.map { .init(service: $0) },
-            // Late in the list, so the group stops it early: the announcement goes before the
-            // server does.
+            // Withdraws the announcement before the server closes, so that no client finds a
+            // server that is going away.
             zeroconf.map { .init(service: $0) },
-            // Last, so that it hears of the shutdown first and systemd knows at once.
+            // First to hear of the shutdown, so that systemd knows at once (`STOPPING=1`).
             notifier.map { .init(service: $0) },
         ]
         let group = ServiceGroup(

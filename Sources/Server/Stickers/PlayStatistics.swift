@@ -4,6 +4,7 @@ package import Logging
 import MPDProtocol
 package import MediaLibrary
 import Playback
+import ServiceLifecycle
 
 /// Keeps the play statistics as song stickers (`sticker_play_stats`, a Tonearm option): the
 /// server counts what clients such as myMPD otherwise count themselves, so every client sees
@@ -15,14 +16,18 @@ import Playback
 /// A song that ends by itself, is stopped or removed before the mark counts as neither.
 ///
 /// The player reports from under its lock's caller; the writes happen here, on a serial queue,
-/// so neither the player nor a session waits for the sticker file.
-package final class PlayStatistics: Sendable {
+/// so neither the player nor a session waits for the sticker file. As a service it lasts as long
+/// as the server: at shutdown it waits for the writes still queued.
+package final class PlayStatistics: Service, CustomStringConvertible {
     /// What one listening amounts to.
     enum Outcome: Equatable {
         case played
         case skipped
         case neither
     }
+
+    /// The name ServiceLifecycle logs.
+    package var description: String { "PlayStatistics" }
 
     /// Heard this long, any song counts as played.
     static let playedAfter = 240.0
@@ -76,8 +81,15 @@ package final class PlayStatistics: Sendable {
         }
     }
 
-    /// Waits until every recorded listening is written (tests).
+    /// Waits until every recorded listening is written.
     func flush() {
         queue.sync {}
+    }
+
+    /// Runs until graceful shutdown, then writes what is still queued, so that the songs heard
+    /// until the server stopped are counted.
+    package func run() async throws {
+        try? await gracefulShutdown()
+        flush()
     }
 }
