@@ -38,10 +38,12 @@ public final class PacedNullPipeline: OutputPipeline {
         self.hasMixer = hasMixer
     }
 
+    /// Where events go; they are delivered on the pipeline's own queue.
     public func setEventHandler(_ handler: @escaping @Sendable (UInt64, PipelineEvent) -> Void) {
         state.withLock { $0.handler = handler }
     }
 
+    /// Starts `track` by the clock, or fails at once, as the decoder would, when its file cannot be read.
     public func play(_ track: PipelineTrack, from offset: Double, paused: Bool) -> UInt64 {
         let readable = FileManager.default.isReadableFile(atPath: track.path)
         return state.withLock { state in
@@ -63,10 +65,12 @@ public final class PacedNullPipeline: OutputPipeline {
         }
     }
 
+    /// Sets the track that takes over when the current one ends.
     public func enqueue(_ track: PipelineTrack?) {
         state.withLock { $0.next = track }
     }
 
+    /// Stops or restarts the clock.
     public func setPaused(_ paused: Bool) {
         state.withLock { state in
             guard state.track != nil, state.paused != paused else { return }
@@ -76,10 +80,12 @@ public final class PacedNullPipeline: OutputPipeline {
         }
     }
 
+    /// Whether to pause when the queued track takes over (single mode).
     public func setBorderPause(_ enabled: Bool) {
         state.withLock { $0.borderPause = enabled }
     }
 
+    /// Forgets both tracks and stops the clock.
     public func stop() {
         state.withLock { state in
             settle(&state)
@@ -100,6 +106,7 @@ public final class PacedNullPipeline: OutputPipeline {
     /// Nothing to mix: songs end and start by the clock.
     public func setCrossfade(_ settings: CrossfadeSettings) {}
 
+    /// What plays and where the clock stands.
     public var status: PipelineStatus {
         state.withLock { state in
             guard let track = state.track else { return PipelineStatus(state: .stop) }
@@ -107,6 +114,7 @@ public final class PacedNullPipeline: OutputPipeline {
         }
     }
 
+    /// The seconds the clock ran while playing.
     public var playedSeconds: Double {
         state.withLock { state in
             state.played + (state.track != nil && !state.paused ? (ContinuousClock.now - state.since).seconds : 0)
