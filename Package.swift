@@ -109,6 +109,21 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // What the test targets share: doubles such as the clock-paced pipeline, and
+        // `TestClient`, which runs command lines through a session without a socket. A target
+        // of its own so that no double lives in Sources.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "Server", "Playback", "Settings", "MPDProtocol", "MusicModel", "MediaLibrary",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
+
         .testTarget(
             name: "MPDProtocolTests",
             dependencies: [
@@ -129,7 +144,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PlaybackTests",
-            dependencies: ["Playback", "MediaLibrary", "MusicModel", "MPDProtocol", "Settings"],
+            dependencies: ["Playback", "MediaLibrary", "MusicModel", "MPDProtocol", "Settings", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "SettingsTests", dependencies: ["Settings"], swiftSettings: strictSettings),
@@ -137,8 +152,10 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Playback", "Zeroconf", "MusicModel", "MPDProtocol", "MediaLibrary", "Platform",
+                "Server", "Playback", "Zeroconf", "MusicModel", "MPDProtocol", "MediaLibrary", "Platform", "Settings",
+                "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

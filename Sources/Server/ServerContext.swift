@@ -1,9 +1,10 @@
-public import Logging
+package import Logging
 public import MPDProtocol
 public import MediaLibrary
 public import MusicModel
 public import Playback
 public import Settings
+import Synchronization
 
 /// The services every session shares: configuration, the idle bus, the command table.
 public final class ServerContext: Sendable {
@@ -24,74 +25,44 @@ public final class ServerContext: Sendable {
     public let stickers: StickerStore?
     /// The clients' channel subscriptions and message queues (client-to-client messages).
     let channels = ChannelRegistry()
-    /// Keeps `playCount`, `lastPlayed` and `skipCount` (`sticker_play_stats`), when on.
-    let playStatistics: PlayStatistics?
     /// When the server started, for `stats`' `uptime`.
     public let startTime = ContinuousClock.now
     /// The partitions, each with its queue, player, mixer and outputs; `default` first.
     public let partitions: PartitionSet
     /// The stored playlists in `playlist_directory`; changes raise idle `stored_playlist`.
     public let storedPlaylists: StoredPlaylists
-    private let shutdown: @Sendable () -> Void
+    /// What `kill` runs: set by ``TonearmServer`` (or a test) once the context exists, as the
+    /// server that the context is part of is made after it.
+    private let shutdownHandler = Mutex<(@Sendable () -> Void)?>(nil)
 
-    /// Creates the shared context.
-    /// - Parameter shutdown: stops the whole server, as `kill` asks.
-    public init(
+    /// Creates the shared context from parts made elsewhere (`tonearm` puts the server
+    /// together; see docs/architecture.md).
+    /// - Parameters:
+    ///   - metadataTags: `metadata_to_use` as a mask.
+    ///   - library: the music database, if one could be opened.
+    ///   - stickers: the sticker database (`sticker_file`), if there is one.
+    ///   - partitions: the partitions, their players driving their pipelines.
+    ///   - storedPlaylists: the playlists in `playlist_directory`.
+    package init(
         configuration: TonearmConfiguration,
-        idleBus: IdleBus = IdleBus(),
+        idleBus: IdleBus,
         commands: CommandTable = .standard,
-        metadataTags: TagMask = .defaultMetadata,
+        metadataTags: TagMask,
         decoders: DecoderCatalog,
-        library: Library? = nil,
-        stickers: StickerStore? = nil,
-        audio: AudioSetup? = nil,
-        logger: Logger = Logger(label: "tonearm"),
-        shutdown: @escaping @Sendable () -> Void
+        library: Library?,
+        stickers: StickerStore?,
+        partitions: PartitionSet,
+        storedPlaylists: StoredPlaylists
     ) {
-        self.library = library
-        self.stickers = stickers
-        let musicDirectory = configuration.musicDirectory
-        let statistics =
-            configuration.stickerPlayStats
-            ? stickers.map { PlayStatistics(stickers: $0, idleBus: idleBus, logger: logger) } : nil
-        playStatistics = statistics
-        // Every partition's player is made alike; only the default one starts with the
-        // outputs (a new partition has none until `moveoutput`, as in MPD).
-        let makePartition: @Sendable (String, DecodingPipeline?) -> Partition = { name, pipeline in
-            let player = PlayerController(
-                partition: name,
-                maximumLength: configuration.maxPlaylistLength,
-                pipeline: pipeline ?? PacedNullPipeline(),
-                hasMixer: pipeline?.hasMixer ?? (name == "default" && Self.hasMixer(configuration)),
-                replayGainMode: configuration.replayGain,
-                path: { uri in library?.absolutePath(of: uri) ?? musicDirectory + "/" + uri },
-                notify: { [idleBus] events in idleBus.emit(events, partition: name) },
-                listened: { listening in statistics?.record(listening) }
-            )
-            let devices = name == "default" ? Array((pipeline?.outputStatuses ?? []).indices) : []
-            return Partition(name: name, player: player, pipeline: pipeline, devices: devices)
-        }
-        let defaultPipeline = audio?.pipeline
-        // `partition` blocks: made at start, as MPD makes them (bad names are refused the
-        // way `newpartition` refuses them).
-        partitions = PartitionSet(
-            default: makePartition("default", defaultPipeline), configured: configuration.partitions,
-            idleBus: idleBus,
-            make: { name in makePartition(name, audio.map { audio in audio.makePipeline() }) },
-            refused: { name, error in logger.error("partition \(name.mpdQuoted): \(error.message)") })
-        storedPlaylists = StoredPlaylists(
-            directory: configuration.playlistDirectory,
-            maximumLength: configuration.maxPlaylistLength,
-            musicDirectory: library?.settings.musicDirectory ?? musicDirectory,
-            saveAbsolutePaths: configuration.saveAbsolutePathsInPlaylists,
-            onChange: { [idleBus] in idleBus.emit(.storedPlaylist) }
-        )
         self.configuration = configuration
         self.idleBus = idleBus
         self.commands = commands
         self.metadataTags = metadataTags
         self.decoders = decoders
-        self.shutdown = shutdown
+        self.library = library
+        self.stickers = stickers
+        self.partitions = partitions
+        self.storedPlaylists = storedPlaylists
     }
 
     /// The library, or `ACK 50 No database` when the server has none.
@@ -106,20 +77,6 @@ public final class ServerContext: Sendable {
         return stickers
     }
 
-    /// Whether volume can be changed without real outputs (the stand-in pipeline): some
-    /// enabled output has a software mixer, or is ALSA with a hardware one. MPD's `null`
-    /// output has no hardware mixer.
-    static func hasMixer(_ configuration: TonearmConfiguration) -> Bool {
-        configuration.audioOutputs.contains { output in
-            guard output.enabled else { return false }
-            switch output.mixerType ?? configuration.mixerType {
-            case .software: return true
-            case .hardware: return output.type == "alsa"
-            case .none, .null: return false
-            }
-        }
-    }
-
     /// The partition a session is in (`default` should it be gone, which `delpartition`
     /// prevents while the partition has clients).
     public func partition(for session: SessionState) -> Partition {
@@ -132,8 +89,16 @@ public final class ServerContext: Sendable {
     /// The default partition's player.
     public var player: PlayerController { partitions.defaultPartition.player }
 
-    /// Asks the server to shut down cleanly.
-    public func requestShutdown() { shutdown() }
+    /// Asks the server to shut down cleanly (`kill`).
+    public func requestShutdown() {
+        let handler = shutdownHandler.withLock { $0 }
+        handler?()
+    }
+
+    /// Sets what ``requestShutdown()`` runs.
+    package func onShutdownRequest(_ handler: @escaping @Sendable () -> Void) {
+        shutdownHandler.withLock { $0 = handler }
+    }
 
     /// The permissions a client with `password` gets, or `nil` when no password matches.
     public func permissions(forPassword password: String) -> Permissions? {
@@ -141,32 +106,29 @@ public final class ServerContext: Sendable {
     }
 }
 
-/// The real audio a server plays through: the default partition's pipeline, and how to make
-/// one over the same devices for each new partition.
-public struct AudioSetup: Sendable {
-    /// The default partition's pipeline, holding every device at start.
-    public let pipeline: DecodingPipeline
-    /// Makes a pipeline that holds no device (a new partition's).
-    public let makePipeline: @Sendable () -> DecodingPipeline
-
-    /// Creates the setup.
-    public init(pipeline: DecodingPipeline, makePipeline: @escaping @Sendable () -> DecodingPipeline) {
-        self.pipeline = pipeline
-        self.makePipeline = makePipeline
-    }
-
-    /// The pipelines of the configured `audio_output` blocks, with the FFmpeg decoder.
-    /// - Parameter report: receives the outputs that cannot be set up and every playback
-    ///   failure: the server's log.
-    public static func make(configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void)
-        -> AudioSetup
-    {
-        let devices = OutputDevices(configuration: configuration, report: report)
-        return AudioSetup(
-            pipeline: DecodingPipeline.make(
-                devices: devices, attached: true, configuration: configuration, report: report),
-            makePipeline: {
-                DecodingPipeline.make(devices: devices, attached: false, configuration: configuration, report: report)
-            })
+extension ServerContext {
+    /// A context whose partitions and stored playlists follow the configuration
+    /// (``PartitionSet/init(configuration:pipelines:library:idleBus:playStatistics:logger:)``),
+    /// the partitions playing through `pipelines`: how `tonearm` and the tests alike make one.
+    /// - Parameter playStatistics: receives the songs the players played, when
+    ///   `sticker_play_stats` is on.
+    package convenience init(
+        configuration: TonearmConfiguration,
+        idleBus: IdleBus,
+        metadataTags: TagMask,
+        decoders: DecoderCatalog,
+        library: Library?,
+        stickers: StickerStore?,
+        playStatistics: PlayStatistics?,
+        pipelines: PartitionPipelines,
+        logger: Logger
+    ) {
+        self.init(
+            configuration: configuration, idleBus: idleBus, metadataTags: metadataTags, decoders: decoders,
+            library: library, stickers: stickers,
+            partitions: PartitionSet(
+                configuration: configuration, pipelines: pipelines, library: library, idleBus: idleBus,
+                playStatistics: playStatistics, logger: logger),
+            storedPlaylists: StoredPlaylists(configuration: configuration, library: library, idleBus: idleBus))
     }
 }

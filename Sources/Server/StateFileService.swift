@@ -16,7 +16,7 @@ public import ServiceLifecycle
 /// On the first start, while the new database's first scan runs, no song is known: a file that
 /// names songs (MPD's, on a move) is then restored once that scan has finished, and is not
 /// overwritten before, so that its queue is neither lost nor replaced by an empty one.
-public struct StateFileService: Service {
+public struct StateFileService: Service, CustomStringConvertible {
     private let path: String
     private let interval: Duration
     private let restorePaused: Bool
@@ -24,6 +24,9 @@ public struct StateFileService: Service {
     private let library: Library?
     private let firstScanRunning: Bool
     private let logger: Logger
+
+    /// The name ServiceLifecycle logs (rather than every field of the struct).
+    public var description: String { "StateFile" }
 
     /// Creates the service.
     /// - Parameters:

@@ -1,12 +1,9 @@
 public import Logging
 import MPDProtocol
-public import MediaLibrary
-import MusicModel
 public import NIOCore
 public import NIOPosix
-public import Playback
 public import ServiceLifecycle
-public import Settings
+import Settings
 import Synchronization
 
 #if canImport(Glibc)
@@ -26,46 +23,30 @@ public final class TonearmServer: Service {
     private let boundAddresses = Mutex<[SocketAddress]>([])
     private let onListening: @Sendable (_ tcpPorts: [Int]) -> Void
 
-    /// Creates the server.
+    /// Creates the server around a context made by whoever puts it together (`tonearm`);
+    /// `kill` from a client stops it the way a signal does.
     /// - Parameters:
-    ///   - configuration: the settings, with any command-line overrides applied.
-    ///   - decoders: what the decoder plays, for `decoders`.
-    ///   - library: the music database.
-    ///   - stickers: the sticker database (`sticker_file`), if there is one.
-    ///   - idleBus: where the rest of the server raises idle events.
+    ///   - context: the parts every session shares, its configuration among them.
     ///   - eventLoopGroup: the loops that run the sockets.
     ///   - onListening: called once every listener accepts connections, with the TCP ports among
     ///     them (the real ones, also with `--port 0`; none for Unix sockets): for `READY=1`, and
     ///     what Zeroconf announces.
     public init(
-        configuration: TonearmConfiguration,
-        decoders: DecoderCatalog,
-        library: Library? = nil,
-        stickers: StickerStore? = nil,
-        idleBus: IdleBus = IdleBus(),
+        context: ServerContext,
         logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         onListening: @escaping @Sendable (_ tcpPorts: [Int]) -> Void = { _ in }
     ) {
-        let registry = ConnectionRegistry(limit: configuration.maxConnections)
+        let registry = ConnectionRegistry(limit: context.configuration.maxConnections)
         let listeners = ListenerSet()
+        self.context = context
         self.registry = registry
         self.listeners = listeners
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
         self.onListening = onListening
-        binder = ListenerBinder(configuration: configuration, eventLoopGroup: eventLoopGroup)
-        // `kill` stops the server the same way a signal does.
-        context = ServerContext(
-            configuration: configuration,
-            idleBus: idleBus,
-            metadataTags: TagMask(metadataToUse: configuration.metadataToUse),
-            decoders: decoders,
-            library: library,
-            stickers: stickers,
-            audio: AudioSetup.make(configuration: configuration) { problem in logger.error("\(problem)") },
-            logger: logger
-        ) {
+        binder = ListenerBinder(configuration: context.configuration, eventLoopGroup: eventLoopGroup)
+        context.onShutdownRequest {
             listeners.closeAll()
             registry.closeAll()
         }

@@ -1,16 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
-import MPDProtocol
-import MediaLibrary
-import MusicModel
 import Platform
 import Playback
-import Server
-import ServiceLifecycle
 import Settings
-import UnixSignals
-import Zeroconf
 
 /// `tonearm`: runs the music server in the foreground until SIGTERM, SIGINT or `kill`.
 @main
@@ -64,148 +57,7 @@ struct TonearmCommand: AsyncParsableCommand {
         for warning in loaded.warnings { logger.warning("\(warning)") }
         let notifier = SystemdNotifier.fromEnvironment(logger: logger)
 
-        let decoders = DecoderCatalog.ffmpeg()
-        let idleBus = IdleBus()
-        let stickers = openStickers(settings, logger: logger)
-        let library = openLibrary(settings, decoders: decoders, stickers: stickers, idleBus: idleBus, logger: logger)
-        let (listening, announce) = ZeroconfService.listeningStream()
-        let server = TonearmServer(
-            configuration: settings, decoders: decoders, library: library, stickers: stickers, idleBus: idleBus,
-            logger: logger,
-            // The state file is restored before the group (and so the server) starts.
-            onListening: { ports in
-                notifier?.notify("READY=1")
-                announce(ports)
-            }
-        )
-        var firstScanRunning = false
-        if let library {
-            do {
-                firstScanRunning = try library.updateIfNew()
-            } catch {
-                logger.error("cannot read the database: \(error)")
-            }
-        }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup)
-        ]
-        if let stateFile = settings.stateFile {
-            let keeper = StateFileService(
-                path: stateFile, interval: settings.stateFileInterval, restorePaused: settings.restorePaused,
-                partitions: server.context.partitions, library: library, firstScanRunning: firstScanRunning,
-                logger: logger)
-            // Restored before the server listens, as MPD does, so no client sees an empty queue;
-            // with a new database, once its first scan has found the songs (a move from MPD).
-            await keeper.restore()
-            services.append(.init(service: keeper))
-        }
-        if let library, settings.autoUpdate {
-            // Last in the list, so the group shuts it down first: no update starts while the
-            // server stops.
-            services.append(
-                .init(
-                    service: AutoUpdateService(
-                        library: library, maxDepth: settings.autoUpdateDepth,
-                        logger: logger)))
-        }
-        if settings.zeroconfEnabled {
-            if let name = ZeroconfServiceName(template: settings.zeroconfName) {
-                // Late in the list, so the group stops it early: the announcement goes before the
-                // server does.
-                services.append(.init(service: ZeroconfService(name: name, listening: listening, logger: logger)))
-            } else {
-                // As MPD: logged, and the server runs unannounced.
-                logger.error("invalid zeroconf_name \"\(settings.zeroconfName)\"; the server is not announced")
-            }
-        }
-        if let notifier {
-            // Last, so that it hears of the shutdown first and systemd knows at once.
-            services.append(.init(service: notifier))
-        }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: services,
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
-        )
-        try await group.run()
-    }
-}
-
-/// `auto_update "yes"`: watches the music directory for as long as the service group runs and
-/// stops the watcher on graceful shutdown (SIGTERM, SIGINT, `kill`).
-private struct AutoUpdateService: Service, CustomStringConvertible {
-    let library: Library
-    /// `auto_update_depth`; `nil` is no limit.
-    let maxDepth: Int?
-    let logger: Logger
-
-    /// The name ServiceLifecycle logs.
-    var description: String { "AutoUpdate" }
-
-    func run() async throws {
-        let watcher: AutoUpdate?
-        do {
-            watcher = try library.startAutoUpdate(maxDepth: maxDepth)
-        } catch {
-            // As MPD: the server runs on without auto_update.
-            logger.error("auto_update is off: \(error)")
-            watcher = nil
-        }
-        // Returning early would end the whole group; wait for the shutdown either way.
-        try? await gracefulShutdown()
-        await watcher?.stop()
-    }
-}
-
-/// Opens the sticker database when `sticker_file` is set. When it cannot be opened the server
-/// runs without stickers (the sticker commands are then hidden and answer `sticker database
-/// is disabled`); MPD refuses to start instead, which seems too much for an optional feature.
-private func openStickers(_ settings: TonearmConfiguration, logger: Logger) -> StickerStore? {
-    guard let path = settings.stickerFile else { return nil }
-    do {
-        return try StickerStore(path: path)
-    } catch {
-        logger.error("cannot open the sticker database \(path): \(error)")
-        return nil
-    }
-}
-
-/// Opens the music database, or logs why not and runs without one (commands then answer
-/// `No database`, as MPD does).
-private func openLibrary(
-    _ settings: TonearmConfiguration,
-    decoders: DecoderCatalog,
-    stickers: StickerStore?,
-    idleBus: IdleBus,
-    logger: Logger
-) -> Library? {
-    var librarySettings = Library.Settings(
-        musicDirectory: settings.musicDirectory,
-        databasePath: settings.dbFile,
-        songSuffixes: Set(decoders.suffixes),
-        tagMask: TagMask(metadataToUse: settings.metadataToUse)
-    )
-    librarySettings.followInsideSymlinks = settings.followInsideSymlinks
-    librarySettings.followOutsideSymlinks = settings.followOutsideSymlinks
-    librarySettings.albumArtNames = settings.albumArtNames
-    do {
-        // A filter sticker is named by its filter in MPD's syntax, which only the protocol reads.
-        let parseFilterSticker: FilterStickerParser = { name in try? FilterExpression.parse([name], foldCase: false) }
-        return try Library(
-            settings: librarySettings, stickers: stickers, parseFilterSticker: parseFilterSticker,
-            logger: logger
-        ) { event in
-            switch event {
-            case .update: idleBus.emit(.update)
-            case .database: idleBus.emit(.database)
-            case .sticker: idleBus.emit(.sticker)
-            }
-        }
-    } catch {
-        logger.error("cannot open the database \(settings.dbFile): \(error)")
-        return nil
+        try await ServerAssembly(settings: settings, logger: logger, notifier: notifier).run()
     }
 }
 

@@ -1,8 +1,8 @@
 import Foundation
+import Playback
 import Synchronization
+import TestSupport
 import Testing
-
-@testable import Playback
 
 /// The null pipeline really plays by the clock: these tests wait for its events (with
 /// generous limits) and never measure how long anything took.

@@ -43,6 +43,7 @@ final class ScriptedPipeline: AudioPipeline {
     func setBorderPause(_ enabled: Bool) { state.withLock { $0.borderPause = enabled } }
     func setVolume(_ level: Int) { state.withLock { $0.volume = level } }
     func setReplayGainMode(_ mode: ReplayGainMode) { state.withLock { $0.replayGainModes.append(mode) } }
+    func setCrossfade(_ settings: CrossfadeSettings) {}
     func stop() {
         state.withLock {
             $0.generation += 1

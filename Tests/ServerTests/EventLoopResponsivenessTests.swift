@@ -2,11 +2,13 @@ import Dispatch
 import Foundation
 import Logging
 import MediaLibrary
+import MusicModel
 import NIOCore
 import NIOPosix
 import Platform
 import Settings
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Playback
@@ -96,9 +98,7 @@ private final class Silence: PCMSource {
     @Test func aPingIsAnsweredWhileAStoredPlaylistWriteIsHeldUp() async throws {
         let directory = NSTemporaryDirectory() + "tonearm-loop-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var configuration = Self.configuration()
-        configuration.playlistDirectory = directory
-        let context = ServerContext(configuration: configuration, decoders: Self.decoders, shutdown: {})
+        let context = try TestServer { $0.playlistDirectory = directory }.context
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let sessions = LoopSessions(loop: group.next(), context: context)
 
@@ -125,17 +125,21 @@ private final class Silence: PCMSource {
                 outputs: [.init(name: "held", device: device, format: nil, softwareVolume: false)],
                 attached: attached, bufferBytes: 64 * 1024, openSource: { _ in Silence() })
         }
+        let configuration = Self.configuration()
         let context = ServerContext(
-            configuration: Self.configuration(), decoders: Self.decoders,
-            audio: AudioSetup(pipeline: makePipeline(true), makePipeline: { makePipeline(false) }), shutdown: {})
+            configuration: configuration, idleBus: IdleBus(),
+            metadataTags: TagMask(metadataToUse: configuration.metadataToUse), decoders: Self.decoders,
+            library: nil, stickers: nil, playStatistics: nil,
+            pipelines: PartitionPipelines(defaultPipeline: makePipeline(true)) { makePipeline(false) },
+            logger: Logger(label: "tonearm-test") { _ in SwiftLogNoOpLogHandler() })
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer {
             for _ in 0..<10 { device.release.signal() }
-            for partition in context.partitions.all { partition.pipeline?.shutDown() }
+            for partition in context.partitions.all { partition.pipeline.shutDown() }
         }
         let home = context.partitions.defaultPartition
         let x = try await context.partitions.create("x")
-        let pipeline = try #require(home.pipeline)
+        let pipeline = home.pipeline
         _ = pipeline.play(
             PipelineTrack(token: 1, path: "/silence", duration: nil, audioFormat: nil), from: 0, paused: false)
         for _ in 0..<1000 where !device.writing.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }

@@ -1,19 +1,15 @@
 import MPDProtocol
 import Playback
 import Settings
+import TestSupport
 import Testing
 
 @testable import Server
 
 /// The partition registry: names, limits, refusals, and the idle events of its changes.
 @Suite struct PartitionSetTests {
-    func makeContext(partitions: [String] = []) -> ServerContext {
-        var configuration = TonearmConfiguration.defaults(environment: ["HOME": "/home/test"])
-        configuration.partitions = partitions
-        return ServerContext(
-            configuration: configuration,
-            decoders: DecoderCatalog(plugin: "ffmpeg", suffixes: ["flac"], mimeTypes: []),
-            shutdown: {})
+    func makeContext(partitions: [String] = []) throws -> ServerContext {
+        try TestServer { $0.partitions = partitions }.context
     }
 
     /// The ACK a change gives, as "CODE message"; `nil` when it succeeds.
@@ -34,15 +30,15 @@ import Testing
         for bad in ["", "a.b", "a b", "ü", "a/b", "a:b"] { #expect(!PartitionSet.isValidName(bad), "\(bad)") }
     }
 
-    @Test func theDefaultComesFirstAndConfiguredOnesFollow() async {
-        let context = makeContext(partitions: ["kitchen", "bad.name", "kitchen"])
+    @Test func theDefaultComesFirstAndConfiguredOnesFollow() async throws {
+        let context = try makeContext(partitions: ["kitchen", "bad.name", "kitchen"])
         #expect(context.partitions.all.map(\.name) == ["default", "kitchen"])
         #expect(context.partitions.defaultPartition.name == "default")
         #expect(context.partitions.named("kitchen")?.player.partition == "kitchen")
     }
 
-    @Test func createChecksNameThenDuplicateThenLimit() async {
-        let set = makeContext().partitions
+    @Test func createChecksNameThenDuplicateThenLimit() async throws {
+        let set = try makeContext().partitions
         #expect(await error { try await set.create("a.b") } == "2 bad name")
         #expect(await error { try await set.create("default") } == "56 name already exists")
         for number in 1..<PartitionSet.maximumCount {
@@ -54,7 +50,7 @@ import Testing
     }
 
     @Test func deleteRefusesTheDefaultTheUnknownAndOccupiedOnes() async throws {
-        let context = makeContext()
+        let context = try makeContext()
         let set = context.partitions
         try await set.create("x")
         #expect(await error { try await set.delete("default") } == "5 cannot delete the default partition")
@@ -71,7 +67,7 @@ import Testing
     }
 
     @Test func changesRaisePartitionForEveryoneAndJoiningMarksTheStatePending() async throws {
-        let context = makeContext()
+        let context = try makeContext()
         let watcher = IdleInbox(wake: {})
         let mover = IdleInbox(wake: {})
         context.idleBus.register(watcher)
@@ -88,7 +84,7 @@ import Testing
     }
 
     @Test func eachPartitionHasItsOwnPlayerAndEventsStayInIt() async throws {
-        let context = makeContext()
+        let context = try makeContext()
         let x = try await context.partitions.create("x")
         let inDefault = IdleInbox(wake: {})
         let inX = IdleInbox(wake: {})
@@ -103,8 +99,8 @@ import Testing
         #expect(context.player.status.repeatMode == false)
     }
 
-    @Test func withoutDevicesThereIsNoOutputToMove() async {
-        let context = makeContext()
+    @Test func withoutDevicesThereIsNoOutputToMove() async throws {
+        let context = try makeContext()
         #expect(
             await error {
                 try await context.partitions.moveOutput(named: "null", into: context.partitions.defaultPartition)

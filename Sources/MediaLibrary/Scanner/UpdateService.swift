@@ -62,6 +62,13 @@ public final class UpdateService: Sendable {
     /// The id of the job running now, for `status`'s `updating_db`.
     public var runningJobID: Int? { state.withLock { $0.running?.id } }
 
+    /// Drops the jobs that wait behind the running one, as MPD cancels its update queue at
+    /// shutdown; the running job finishes, or dies with the process, its transaction leaving
+    /// the previous database.
+    public func cancelWaitingJobs() {
+        state.withLock { $0.pending.removeAll() }
+    }
+
     /// Queues an update of `uri` (`""` for everything) and returns its job id.
     /// - Throws: ``LibraryError/updateQueueFull`` when 32 jobs wait already.
     package func enqueue(_ uri: String, rescan: Bool) throws(LibraryError) -> Int {

@@ -110,8 +110,3 @@ public protocol AudioPipeline: AnyObject, Sendable {
     /// The seconds actually played since start, for `stats`' `playtime`.
     var playedSeconds: Double { get }
 }
-
-extension AudioPipeline {
-    /// Pipelines that play no audio (``PacedNullPipeline``) have nothing to mix.
-    public func setCrossfade(_ settings: CrossfadeSettings) {}
-}

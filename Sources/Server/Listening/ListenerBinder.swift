@@ -96,10 +96,7 @@ struct ListenerBinder: Sendable {
     /// Sets up the pipeline of an accepted connection; runs on its event loop.
     private func accept(_ channel: any Channel, isLocal: Bool) -> EventLoopFuture<AcceptedConnection> {
         channel.eventLoop.makeCompletedFuture {
-            let timeout = configuration.connectionTimeout
-            let inputHandler = SessionInputHandler(timeout: timeout > 0 ? .seconds(Int64(timeout)) : nil)
-            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
-            try channel.pipeline.syncOperations.addHandler(inputHandler)
+            let control = try SessionChannel.configure(channel, connectionTimeout: configuration.connectionTimeout)
             let asyncChannel = try NIOAsyncChannel<SessionInput, ByteBuffer>(wrappingChannelSynchronously: channel)
             let permissions =
                 isLocal
@@ -107,7 +104,7 @@ struct ListenerBinder: Sendable {
                 : hostPermissions.permissions(for: channel.remoteAddress)
             return AcceptedConnection(
                 channel: asyncChannel,
-                control: SessionControl(handler: inputHandler, eventLoop: channel.eventLoop),
+                control: control,
                 isLocal: isLocal,
                 permissions: permissions,
                 peer: channel.remoteAddress.map { $0.displayString } ?? "local"

@@ -11,9 +11,8 @@ public final class Partition: Sendable {
     public let name: String
     /// The queue, playback state and volume; every change is serialised by its lock.
     public let player: PlayerController
-    /// The audio pipeline the player drives; `nil` when the player runs on the clock-paced
-    /// stand-in without devices (unit tests).
-    public let pipeline: DecodingPipeline?
+    /// The audio pipeline the player drives, with the outputs behind it.
+    public let pipeline: any OutputPipeline
     /// The devices this partition lists, by their index in the configuration, in the order
     /// `outputs` numbers them: the default partition starts with all of them, another
     /// partition with none, and each device moved in is appended (MPD's `MultipleOutputs`).
@@ -21,7 +20,7 @@ public final class Partition: Sendable {
 
     /// Creates a partition.
     /// - Parameter devices: the device indices listed from the start.
-    public init(name: String, player: PlayerController, pipeline: DecodingPipeline?, devices: [Int]) {
+    public init(name: String, player: PlayerController, pipeline: any OutputPipeline, devices: [Int]) {
         self.name = name
         self.player = player
         self.pipeline = pipeline
@@ -31,7 +30,6 @@ public final class Partition: Sendable {
     /// The outputs as `outputs` prints them: numbered in this partition's order, held ones
     /// with their plugin, moved-away ones as `dummy`.
     public var outputStatuses: [OutputStatus] {
-        guard let pipeline else { return [] }
         let statuses = pipeline.outputStatuses
         return slots.withLock { $0 }.enumerated().map { id, device in
             var status = statuses[device]
@@ -43,7 +41,6 @@ public final class Partition: Sendable {
     /// The outputs this partition holds, without the stand-ins, in its order (what the state
     /// file keeps).
     public var heldOutputStatuses: [OutputStatus] {
-        guard let pipeline else { return [] }
         let statuses = pipeline.outputStatuses
         return slots.withLock { $0 }.filter { pipeline.holdsOutput($0) }.enumerated().map { id, device in
             var status = statuses[device]
@@ -59,22 +56,21 @@ public final class Partition: Sendable {
 
     /// The device indices of the outputs this partition holds (not the stand-ins).
     public var heldDevices: [Int] {
-        guard let pipeline else { return [] }
-        return slots.withLock { $0 }.filter { pipeline.holdsOutput($0) }
+        slots.withLock { $0 }.filter { pipeline.holdsOutput($0) }
     }
 
     /// Enables or disables output `id` (this partition's numbering); a stand-in only
     /// remembers the state, as MPD's dummy does. - Returns: whether it changed; `nil` for no
     /// such output.
     func setOutput(_ id: Int, enabled: Bool) -> Bool? {
-        guard let pipeline, let device = device(forOutput: id) else { return nil }
+        guard let device = device(forOutput: id) else { return nil }
         return pipeline.setOutput(device, enabled: enabled)
     }
 
     /// `outputset` on output `id` (this partition's numbering). A stand-in has no attributes,
     /// as MPD's dummy plugin has none.
     func setAttribute(output id: Int, name: String, value: String) throws(OutputAttributeError) {
-        guard let pipeline, let device = device(forOutput: id) else { throw .noSuchOutput }
+        guard let device = device(forOutput: id) else { throw .noSuchOutput }
         guard pipeline.holdsOutput(device) else { throw .unsupported }
         try pipeline.setAttribute(output: device, name: name, value: value)
     }
@@ -82,7 +78,6 @@ public final class Partition: Sendable {
     /// Takes device `index` in, enabled or not, listing it at the end unless it is listed
     /// already (a device coming back takes its old place, as in MPD).
     func attach(device index: Int, enabled: Bool) {
-        guard let pipeline else { return }
         slots.withLock { slots in
             if !slots.contains(index) { slots.append(index) }
         }
@@ -95,7 +90,7 @@ public final class Partition: Sendable {
     /// it, never an event loop. - Returns: whether it was enabled; `nil` when this partition
     /// does not hold it or its thread did not let go.
     func detach(device index: Int) -> Bool? {
-        guard let pipeline, let wasEnabled = pipeline.detachOutput(index) else { return nil }
+        guard let wasEnabled = pipeline.detachOutput(index) else { return nil }
         player.setMixerAvailable(pipeline.hasMixer)
         return wasEnabled
     }
@@ -103,6 +98,6 @@ public final class Partition: Sendable {
     /// Stops playback and the pipeline's threads: the partition is being deleted.
     func shutDown() {
         player.stop()
-        pipeline?.shutDown()
+        pipeline.shutDown()
     }
 }

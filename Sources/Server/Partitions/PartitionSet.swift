@@ -134,7 +134,7 @@ public final class PartitionSet: Sendable {
     /// - Throws: ACK 50 `No such output`; ACK 5 when the output's device would not let go.
     public func moveOutput(named outputName: String, into destination: Partition) async throws(MPDError) {
         let moved = try await changes.run { [self] () throws(MPDError) -> Bool in
-            guard let device = destination.pipeline?.outputStatuses.firstIndex(where: { $0.name == outputName }) else {
+            guard let device = destination.pipeline.outputStatuses.firstIndex(where: { $0.name == outputName }) else {
                 throw MPDError(.noExist, "No such output")
             }
             if destination.heldDevices.contains(device) { return false }

@@ -1,9 +1,9 @@
 import MPDProtocol
-import NIOCore
+package import NIOCore
 
 /// What the session loop receives: a command line from the client, or a wake-up because an
 /// idle event arrived that the client waits for.
-enum SessionInput: Sendable {
+package enum SessionInput: Sendable {
     /// A complete line, without newline and trailing blanks.
     case line(ByteBuffer)
     /// An idle event arrived; the session collects it if it is still idling.
@@ -102,7 +102,7 @@ final class SessionInputHandler: ChannelInboundHandler {
 extension SessionInputHandler: Sendable {}
 
 /// A thread-safe handle on a connection's ``SessionInputHandler``.
-struct SessionControl: Sendable {
+package struct SessionControl: Sendable {
     private let handler: NIOLoopBound<SessionInputHandler>
     private let eventLoop: any EventLoop
 

@@ -1,10 +1,11 @@
-import Logging
+package import Logging
 import MPDProtocol
-import NIOCore
+package import NIOCore
 import Settings
 
-/// The state machine of one session: framing, idle, and running commands.
-struct SessionLoop {
+/// The state machine of one session: framing, idle, and running commands. A connection runs
+/// one (``ClientSession``); so does the tests' in-process client.
+package struct SessionLoop {
     private let server: ServerContext
     private let control: SessionControl
     private let dispatcher: CommandDispatcher
@@ -15,7 +16,12 @@ struct SessionLoop {
     /// The subsystems the client waits for while it idles; `nil` when it does not.
     private var idleMask: IdleSubsystems?
 
-    init(
+    /// Creates the session and registers it with the idle bus and the message channels.
+    /// - Parameters:
+    ///   - control: the handle on the connection's input handler (``SessionChannel``).
+    ///   - output: where a long response is sent page by page; without it, it is collected
+    ///     whole.
+    package init(
         server: ServerContext,
         control: SessionControl,
         session: SessionState,
@@ -34,10 +40,10 @@ struct SessionLoop {
     }
 
     /// The client's current state.
-    var state: SessionState { session }
+    package var state: SessionState { session }
 
     /// Disconnects from the idle bus and from the message channels.
-    func finish() {
+    package func finish() {
         server.idleBus.unregister(inbox)
         if let mailbox = session.mailbox { server.channels.close(mailbox) }
     }
@@ -45,7 +51,7 @@ struct SessionLoop {
     /// Handles one input.
     /// - Parameter write: sends bytes to the client, waiting while its buffer is full.
     /// - Returns: `false` when the connection must be closed.
-    mutating func handle(
+    package mutating func handle(
         _ input: SessionInput,
         write: (ByteBuffer) async throws -> Void
     ) async throws -> Bool {

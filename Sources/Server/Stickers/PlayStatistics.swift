@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
-import Logging
+package import Logging
 import MPDProtocol
-import MediaLibrary
+package import MediaLibrary
 import Playback
+import ServiceLifecycle
 
 /// Keeps the play statistics as song stickers (`sticker_play_stats`, a Tonearm option): the
 /// server counts what clients such as myMPD otherwise count themselves, so every client sees
@@ -15,14 +16,18 @@ import Playback
 /// A song that ends by itself, is stopped or removed before the mark counts as neither.
 ///
 /// The player reports from under its lock's caller; the writes happen here, on a serial queue,
-/// so neither the player nor a session waits for the sticker file.
-final class PlayStatistics: Sendable {
+/// so neither the player nor a session waits for the sticker file. As a service it lasts as long
+/// as the server: at shutdown it waits for the writes still queued.
+package final class PlayStatistics: Service, CustomStringConvertible {
     /// What one listening amounts to.
     enum Outcome: Equatable {
         case played
         case skipped
         case neither
     }
+
+    /// The name ServiceLifecycle logs.
+    package var description: String { "PlayStatistics" }
 
     /// Heard this long, any song counts as played.
     static let playedAfter = 240.0
@@ -35,7 +40,7 @@ final class PlayStatistics: Sendable {
 
     /// Creates the keeper.
     /// - Parameter now: the Unix time for `lastPlayed` (a test fixes it).
-    init(
+    package init(
         stickers: StickerStore, idleBus: IdleBus, logger: Logger,
         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
@@ -76,8 +81,15 @@ final class PlayStatistics: Sendable {
         }
     }
 
-    /// Waits until every recorded listening is written (tests).
+    /// Waits until every recorded listening is written.
     func flush() {
         queue.sync {}
+    }
+
+    /// Runs until graceful shutdown, then writes what is still queued, so that the songs heard
+    /// until the server stopped are counted.
+    package func run() async throws {
+        try? await gracefulShutdown()
+        flush()
     }
 }

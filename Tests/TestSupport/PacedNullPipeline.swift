@@ -1,12 +1,13 @@
 import Dispatch
 import Foundation
+public import Playback
 public import Settings
 import Synchronization
 
-/// A pipeline that plays into nothing at real-time speed: elapsed time advances with the
-/// clock and a track ends after its duration. It is the `null` output's timing until the
-/// decoding pipeline drives the player, and it keeps the player testable without a device.
-public final class PacedNullPipeline: AudioPipeline {
+/// A test double for a partition's pipeline: it plays into nothing at real-time speed (elapsed
+/// time advances with the clock and a track ends after its duration) and has no outputs, so a
+/// server runs in a test without opening a device.
+public final class PacedNullPipeline: OutputPipeline {
     private struct State {
         var generation: UInt64 = 0
         var track: PipelineTrack?
@@ -28,14 +29,21 @@ public final class PacedNullPipeline: AudioPipeline {
 
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "tonearm.pipeline.null")
+    /// Whether the player may change the volume, as a real pipeline with a mixer would let it.
+    public let hasMixer: Bool
 
     /// Creates an idle pipeline.
-    public init() {}
+    /// - Parameter hasMixer: whether volume can be changed (an output with a mixer).
+    public init(hasMixer: Bool = false) {
+        self.hasMixer = hasMixer
+    }
 
+    /// Where events go; they are delivered on the pipeline's own queue.
     public func setEventHandler(_ handler: @escaping @Sendable (UInt64, PipelineEvent) -> Void) {
         state.withLock { $0.handler = handler }
     }
 
+    /// Starts `track` by the clock, or fails at once, as the decoder would, when its file cannot be read.
     public func play(_ track: PipelineTrack, from offset: Double, paused: Bool) -> UInt64 {
         let readable = FileManager.default.isReadableFile(atPath: track.path)
         return state.withLock { state in
@@ -57,10 +65,12 @@ public final class PacedNullPipeline: AudioPipeline {
         }
     }
 
+    /// Sets the track that takes over when the current one ends.
     public func enqueue(_ track: PipelineTrack?) {
         state.withLock { $0.next = track }
     }
 
+    /// Stops or restarts the clock.
     public func setPaused(_ paused: Bool) {
         state.withLock { state in
             guard state.track != nil, state.paused != paused else { return }
@@ -70,10 +80,12 @@ public final class PacedNullPipeline: AudioPipeline {
         }
     }
 
+    /// Whether to pause when the queued track takes over (single mode).
     public func setBorderPause(_ enabled: Bool) {
         state.withLock { $0.borderPause = enabled }
     }
 
+    /// Forgets both tracks and stops the clock.
     public func stop() {
         state.withLock { state in
             settle(&state)
@@ -91,6 +103,10 @@ public final class PacedNullPipeline: AudioPipeline {
     /// Nothing to scale: no samples pass through here.
     public func setReplayGainMode(_ mode: ReplayGainMode) {}
 
+    /// Nothing to mix: songs end and start by the clock.
+    public func setCrossfade(_ settings: CrossfadeSettings) {}
+
+    /// What plays and where the clock stands.
     public var status: PipelineStatus {
         state.withLock { state in
             guard let track = state.track else { return PipelineStatus(state: .stop) }
@@ -98,11 +114,37 @@ public final class PacedNullPipeline: AudioPipeline {
         }
     }
 
+    /// The seconds the clock ran while playing.
     public var playedSeconds: Double {
         state.withLock { state in
             state.played + (state.track != nil && !state.paused ? (ContinuousClock.now - state.since).seconds : 0)
         }
     }
+
+    // MARK: Outputs: there are none.
+
+    /// No output to list.
+    public var outputStatuses: [OutputStatus] { [] }
+
+    /// No output to switch.
+    public func setOutput(_ id: Int, enabled: Bool) -> Bool? { nil }
+
+    /// No output to set an attribute of.
+    public func setAttribute(output id: Int, name: String, value: String) throws(OutputAttributeError) {
+        throw .noSuchOutput
+    }
+
+    /// No output to hold.
+    public func holdsOutput(_ index: Int) -> Bool { false }
+
+    /// No output to let go.
+    public func detachOutput(_ index: Int) -> Bool? { nil }
+
+    /// No output to take in.
+    public func attachOutput(_ index: Int, enabled: Bool) {}
+
+    /// Stops playing; there are no threads to end, only the timer.
+    public func shutDown() { stop() }
 
     /// Folds the time played since `since` into `offset` and `played`.
     private func settle(_ state: inout State) {
