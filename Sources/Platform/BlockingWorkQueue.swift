@@ -4,7 +4,7 @@ import Dispatch
 /// run one piece at a time on a Dispatch queue of its own, and awaited without blocking the
 /// caller's thread.
 ///
-/// Sessions run on their connection's event loop (docs/architecture.md, Concurrency): a
+/// Sessions run on their connection's event loop (docs/internals.md, Concurrency): a
 /// handler that blocked there would hold up every other client of that loop. Awaiting
 /// ``run(_:)`` suspends the session instead, and its task resumes on its loop when the work
 /// is done, so the session's commands still run in order. The queue runs one piece at a time

@@ -11,7 +11,7 @@ import Zeroconf
 
 /// Puts Tonearm together: builds every part once from the settings, hands the server a ready
 /// context, and runs the long-lived parts as one service group. Only `tonearm` knows how the
-/// parts are put together (docs/architecture.md, Assembly); the `Server` module opens no
+/// parts are put together (docs/internals.md, Assembly); the `Server` module opens no
 /// device and builds no pipeline.
 struct ServerAssembly {
     /// The settings, with the command line's overrides applied.

@@ -84,7 +84,7 @@ private final class Silence: PCMSource {
 }
 
 /// No command handler waits on its event loop for a thread or the disk: while one session's
-/// change waits, another session of the same loop is answered (docs/architecture.md,
+/// change waits, another session of the same loop is answered (docs/internals.md,
 /// Concurrency).
 @Suite struct EventLoopResponsivenessTests {
     /// MPD's defaults, with no `audio_output` block.

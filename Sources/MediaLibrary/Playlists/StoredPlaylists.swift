@@ -37,7 +37,7 @@ public enum PlaylistSaveMode: String, Sendable, CaseIterable {
 /// `fsync` and a `rename`, so a reader, a crash or a full disk never leaves half a playlist.
 /// Changes run one at a time on a queue of their own (``changes``), so two clients editing one
 /// playlist cannot lose each other's edit, and the caller awaits them: the callers are
-/// sessions on their event loops, which must not wait for the disk (docs/architecture.md,
+/// sessions on their event loops, which must not wait for the disk (docs/internals.md,
 /// Concurrency). Reading takes no lock and runs on the caller's thread, as the database's
 /// queries do: a rename makes each file appear whole.
 ///

@@ -78,7 +78,7 @@ public struct PipelineStatus: Sendable, Equatable {
     }
 }
 
-/// The audio pipeline as the player controller sees it (docs/architecture.md): it decodes and plays one
+/// The audio pipeline as the player controller sees it (docs/internals.md): it decodes and plays one
 /// track, with at most one more queued to follow gaplessly, and reports when tracks change.
 ///
 /// Every call returns at once. Each ``play(_:from:paused:)`` starts a new *generation*;

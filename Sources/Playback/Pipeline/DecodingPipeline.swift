@@ -4,7 +4,7 @@ import Platform
 public import Settings
 import Synchronization
 
-/// The audio pipeline (docs/architecture.md): a decoder thread fills a ``PCMBuffer`` and one output
+/// The audio pipeline (docs/internals.md): a decoder thread fills a ``PCMBuffer`` and one output
 /// thread per audio output plays it, gaplessly from one song into the next.
 ///
 /// All shared state sits under one lock (`lock`, an `NSCondition`); the threads wait on its

@@ -12,7 +12,7 @@ import Synchronization
 /// callers are sessions on their event loops, which await the change instead of running it:
 /// moving an output waits (up to ``DecodingPipeline/detachTimeout``) for the output thread
 /// that holds the device to let it go, and no event loop may wait for a thread
-/// (docs/architecture.md, Concurrency).
+/// (docs/internals.md, Concurrency).
 public final class PartitionSet: Sendable {
     /// MPD's limit on `newpartition` ("arbitrary limit for now").
     public static let maximumCount = 16
