@@ -115,13 +115,7 @@ public final class StickerStore: Sendable {
         _ direction: StickerAdjustment, by operand: String, type: String, uri: String,
         name: String
     ) async throws {
-        let sign = direction == .increment ? "+" : "-"
-        try await queue.write { db in
-            try db.execute(
-                sql: "INSERT INTO sticker(type, uri, name, value) VALUES(?, ?, ?, ?) "
-                    + "ON CONFLICT(type, uri, name) DO UPDATE SET value = value \(sign) ?",
-                arguments: [type, uri, name, operand, operand])
-        }
+        try await queue.write { db in try Self.adjust(direction, by: operand, type: type, uri: uri, name: name, db) }
     }
 
     /// Deletes one sticker, or with `name` `nil` every sticker of the object (`sticker delete`).
@@ -186,15 +180,21 @@ public final class StickerStore: Sendable {
 
     static func add(_ delta: Int64, type: String, uri: String, name: String, _ db: Database) throws -> Bool {
         guard !name.isEmpty else { return false }
-        try db.execute(
-            sql: "UPDATE sticker SET value=value+? WHERE type=? AND uri=? AND name=?",
-            arguments: [delta, type, uri, name])
-        if db.changesCount == 0 {
-            try db.execute(
-                sql: "INSERT INTO sticker(type, uri, name, value) VALUES(?, ?, ?, ?)",
-                arguments: [type, uri, name, String(delta)])
-        }
+        try adjust(.increment, by: String(delta), type: type, uri: uri, name: name, db)
         return true
+    }
+
+    /// MPD's `STICKER_SQL_INC` and `STICKER_SQL_DEC`, the one statement both `sticker inc`/`dec`
+    /// and the play statistics' counters run.
+    static func adjust(
+        _ direction: StickerAdjustment, by operand: String, type: String, uri: String, name: String,
+        _ db: Database
+    ) throws {
+        let sign = direction == .increment ? "+" : "-"
+        try db.execute(
+            sql: "INSERT INTO sticker(type, uri, name, value) VALUES(?, ?, ?, ?) "
+                + "ON CONFLICT(type, uri, name) DO UPDATE SET value = value \(sign) ?",
+            arguments: [type, uri, name, operand, operand])
     }
 
     static func find(_ query: StickerQuery, _ db: Database) throws -> [(uri: String, value: String)] {
