@@ -256,11 +256,11 @@ import Testing
         var error: (any Error)?
         do { _ = try AudioDecoder(path: garbage) } catch let failure { error = failure }
         let decodeFailure = try #require(error)
-        #expect(DecodingPipeline.message(decodeFailure, track: track) == "Failed to decode Album/garbage.flac")
+        #expect(DecoderThread.message(decodeFailure, track: track) == "Failed to decode Album/garbage.flac")
         #expect("\(decodeFailure)".hasPrefix("Failed to decode \(garbage): "), "the log keeps the path and the reason")
         let missing = DecoderError(.unreadable, path: "/music/gone.flac", reason: "No such file or directory")
         #expect(
-            DecodingPipeline.message(
+            DecoderThread.message(
                 missing,
                 track: PipelineTrack(
                     token: 2, path: "/music/gone.flac", uri: "gone.flac", duration: nil, audioFormat: nil))

@@ -130,10 +130,10 @@ final class GatedCapturingDevice: AudioOutputDevice, @unchecked Sendable {
         // 1.5 s from the end (6 chunks, the last short), and the next song told late: the
         // decoder must not decode into the last 4 chunks before it knows.
         _ = pipeline.play(track(1), from: 19.5, paused: false)
-        for _ in 0..<200 where !pipeline.lock.withLock({ pipeline.fadeAwaitsNext }) {
+        for _ in 0..<200 where !pipeline.transport.withLock({ pipeline.transport.decoder.fadeAwaitsNext }) {
             try? await Task.sleep(for: .milliseconds(5))
         }
-        #expect(pipeline.lock.withLock { pipeline.fadeAwaitsNext })
+        #expect(pipeline.transport.withLock { pipeline.transport.decoder.fadeAwaitsNext })
         pipeline.enqueue(track(2))
         _ = await recorder.wait { !$0.isEmpty }
         pipeline.enqueue(nil)
@@ -172,10 +172,11 @@ final class GatedCapturingDevice: AudioOutputDevice, @unchecked Sendable {
         // Let the output play until the decoder starts the fade, a chunk at a time and only
         // once the decoder has filled the buffer (it then waits for a batch of free chunks), so
         // that the output stays a buffer behind however slowly the decoder is scheduled.
-        while pipeline.lock.withLock({ pipeline.fadeStart == nil }) && played < 40 {
+        while pipeline.transport.withLock({ pipeline.transport.decoder.fadeStart == nil }) && played < 40 {
             for _ in 0..<400
-            where pipeline.lock.withLock({
-                pipeline.fadeStart == nil && pipeline.buffer.hasRoom && !pipeline.decoderHeld
+            where pipeline.transport.withLock({
+                pipeline.transport.decoder.fadeStart == nil && pipeline.transport.buffer.hasRoom
+                    && !pipeline.transport.decoder.held
             }) {
                 try? await Task.sleep(for: .milliseconds(5))
             }
@@ -185,7 +186,7 @@ final class GatedCapturingDevice: AudioOutputDevice, @unchecked Sendable {
                 try? await Task.sleep(for: .milliseconds(5))
             }
         }
-        #expect(pipeline.lock.withLock { pipeline.fadeStart != nil })
+        #expect(pipeline.transport.withLock { pipeline.transport.decoder.fadeStart != nil })
         pipeline.enqueue(track(3))
         device.gated.withLock { $0 = false }
         for _ in 0..<100 { device.permits.signal() }

@@ -82,4 +82,52 @@ extension DecodingPipelineTests {
             #expect(pipeline.playedSeconds == 0)
         }
     }
+
+    /// A device that cannot pause itself (the `pipe` output) is asked once per pause and then
+    /// left alone: its thread waits for the pause to end. (It used to ask again and again, a
+    /// busy loop on the real-time output thread for as long as the pause lasted.)
+    @Test func aDeviceThatCannotPauseIsAskedOncePerPause() async {
+        let device = UnpausableDevice()
+        let pipeline = DecodingPipeline(
+            outputs: [.init(name: "pipe", device: device, format: nil, softwareVolume: false)],
+            bufferBytes: 64 * 1024,
+            openSource: { _ in CountingSource(first: 0, frames: 1_000_000_000) })
+        defer { pipeline.shutDown() }
+        // A song of 11 days: the device takes a chunk (2 s) every 2 ms, and however slowly the
+        // test runs, the song must not end before the second pause.
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        await waitFor { device.writes.withLock { $0 } >= 2 }
+        pipeline.setPaused(true)
+        await waitFor { device.pauses.withLock { $0 } >= 1 }
+        try? await Task.sleep(for: .milliseconds(200))
+        #expect(device.pauses.withLock { $0 } == 1)
+        let writes = device.writes.withLock { $0 }
+        pipeline.setPaused(false)
+        await waitFor { device.writes.withLock { $0 } > writes }
+        pipeline.setPaused(true)
+        await waitFor { device.pauses.withLock { $0 } >= 2 }
+        try? await Task.sleep(for: .milliseconds(100))
+        #expect(device.pauses.withLock { $0 } == 2)
+    }
+}
+
+/// A device like the `pipe` output: it cannot pause itself, and counts how often it is asked.
+final class UnpausableDevice: AudioOutputDevice, @unchecked Sendable {
+    let name = "pipe"
+    let plugin = "pipe"
+    let pauses = Mutex(0)
+    let writes = Mutex(0)
+    func open(format: PCMFormat) throws(OutputError) -> PCMFormat { format }
+    func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+        usleep(2000)
+        writes.withLock { $0 += 1 }
+        return bytes.count
+    }
+    func drain() {}
+    func cancel() {}
+    func pause() -> Bool {
+        pauses.withLock { $0 += 1 }
+        return false
+    }
+    func close() {}
 }

@@ -204,9 +204,7 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
 
     /// The song the decoder went on into ahead of the outputs, read under the pipeline's lock.
     func crossedInto(_ pipeline: DecodingPipeline) -> Int? {
-        pipeline.lock.lock()
-        defer { pipeline.lock.unlock() }
-        return pipeline.border?.token
+        pipeline.transport.withLock { pipeline.transport.decoder.border?.token }
     }
 
     @Test func changingTheNextSongAfterTheDecoderWentOnTakesItBack() async throws {
@@ -376,7 +374,7 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
             for _ in 0..<1000 { device.permits.signal() }
             pipeline.shutDown()
         }
-        #expect(pipeline.refillChunks == 8)
+        #expect(pipeline.transport.decoder.refillChunks == 8)
         _ = pipeline.play(track(1), from: 0, paused: false)
         func settle() async -> Int {
             var last = -1

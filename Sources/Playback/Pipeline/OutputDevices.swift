@@ -9,7 +9,7 @@ public final class OutputDevices: @unchecked Sendable {
     // before another pipeline may take it, which the compiler cannot see.
     /// The devices in configuration order (their index is the output's number in the default
     /// partition).
-    let outputs: [DecodingPipeline.Output]
+    let outputs: [PipelineOutput]
 
     /// Opens the outputs of the `audio_output` blocks; with none, MPD's choice: ALSA's
     /// `default` device.
@@ -17,14 +17,14 @@ public final class OutputDevices: @unchecked Sendable {
     public init(configuration: TonearmConfiguration, report: @Sendable (String) -> Void) {
         var blocks = configuration.audioOutputs
         if blocks.isEmpty { blocks = [AudioOutputConfiguration(type: "alsa", name: "default")] }
-        var outputs: [DecodingPipeline.Output] = []
+        var outputs: [PipelineOutput] = []
         for var block in blocks {
             if block.format == nil { block.format = configuration.audioOutputFormat }
             do {
                 let device = try OutputFactory.make(block, defaultMixerType: configuration.mixerType)
                 let mixerType = block.mixerType ?? configuration.mixerType
                 outputs.append(
-                    DecodingPipeline.Output(
+                    PipelineOutput(
                         name: block.name, plugin: block.type, device: device, format: block.format,
                         softwareVolume: mixerType == .software, mixer: device.hardwareMixer,
                         enabledAtStart: block.enabled))

@@ -15,5 +15,3 @@ public protocol OutputPipeline: AudioPipeline, AudioOutputControl {
     /// Stops playing and ends the pipeline's threads: its partition is deleted.
     func shutDown()
 }
-
-extension DecodingPipeline: OutputPipeline {}

@@ -21,9 +21,9 @@ struct ChunkInfo: Sendable {
 ///
 /// One producer (the decoder) fills chunks in order; every consumer (an output) reads every
 /// chunk in order at its own pace; a chunk is reused once all consumers are past it. Nothing
-/// allocates after `init`. The buffer does no locking of its own: the pipeline calls it with
-/// its one lock held and waits on that lock's condition, so a consumer can wait for "a chunk,
-/// or a pause, or a flush" at once.
+/// allocates after `init`. The buffer does no locking of its own: it is part of the
+/// ``PipelineTransport``, called with the transport's lock held, and the threads wait on that
+/// lock's condition, so a consumer can wait for "a chunk, or a pause, or a flush" at once.
 final class PCMBuffer {
     /// Bytes per chunk.
     let chunkSize: Int

@@ -14,16 +14,9 @@ import Foundation
 ///
 /// If the next song changes while the mix is still in the buffer, the chunks no output has
 /// reached are taken back and the decoder goes back to the outgoing song where they began.
-extension DecodingPipeline {
-    /// Sets `crossfade`, `mixrampdb` and `mixrampdelay`; they apply from the next song change
-    /// the decoder reaches (a fade under way runs to its end).
-    public func setCrossfade(_ settings: CrossfadeSettings) {
-        lock.lock()
-        crossfade = settings
-        lock.unlock()
-    }
-
-    /// What the decoder needs to know, from under the lock, to decide on a fade.
+extension DecoderThread {
+    /// What the decoder needs to know to decide on a fade: the scheduler's word on the next
+    /// song, and the settings read for this chunk.
     struct FadeContext {
         var settings: CrossfadeSettings
         /// The song that follows, when it is known and no border pause is due.
@@ -95,7 +88,7 @@ extension DecodingPipeline {
     /// Plans the fade into the upcoming song and starts it when the current song is that close
     /// to its end.
     func startFade(
-        _ fade: inout CrossfadeState, _ chunk: Chunk, current: any PCMSource, playing: PipelineTrack,
+        _ chunk: Chunk, current: any PCMSource, playing: PipelineTrack,
         gain: ReplayGainSettings, context: FadeContext
     ) -> FadeDecision {
         guard context.settings.isEnabled, let end = playing.end ?? current.duration else {
@@ -107,6 +100,7 @@ extension DecodingPipeline {
         let remainingFrames = max(0, Int(((end - current.position) * Double(format.sampleRate)).rounded()))
         let remaining = max(1, (remainingFrames + chunkFrames - 1) / chunkFrames)
         // MPD keeps `buffer_before_play` (a second) out of the overlap.
+        let buffer = transport.buffer
         let maximumChunks = buffer.capacity - format.bytesPerSecond / buffer.chunkSize
         guard let upcoming = context.upcoming else {
             fade.reset()
@@ -134,15 +128,12 @@ extension DecodingPipeline {
             return .plain
         }
 
-        lock.lock()
-        defer { lock.unlock() }
-        guard chunk.generation == generation, buffer.written == chunk.index, !borderPause,
-            next?.token == upcoming.token
-        else { return .plain }
-        border = (chunk.index, upcoming.token)
-        fadeStart = (chunk.index, playing, current.position)
-        next = nil
-        nextKnown = false
+        let started = transport.withLock {
+            chunk.generation == transport.generation && buffer.written == chunk.index && !transport.borderPause
+                && transport.decoder.beginFade(
+                    at: chunk.index, outgoing: playing, time: current.position, incoming: upcoming.token)
+        }
+        guard started else { return .plain }
         fade.phase = .fading(incoming, total: remaining, remaining: remaining, additive: settings.isMixRampEnabled)
         return .mix
     }
@@ -194,7 +185,7 @@ extension DecodingPipeline {
     /// Decodes one chunk of each song and commits the mix.
     /// - Returns: the incoming song when the fade is over and it goes on alone.
     func decodeFading(
-        _ fade: inout CrossfadeState, _ chunk: Chunk, current: any PCMSource, playing: PipelineTrack,
+        _ chunk: Chunk, current: any PCMSource, playing: PipelineTrack,
         gain: ReplayGainSettings, gainStage: inout SoftwareVolume
     ) -> IncomingSong? {
         guard case .fading(var incoming, let total, let remaining, let additive) = fade.phase else { return nil }
@@ -235,23 +226,19 @@ extension DecodingPipeline {
             length = received
         }
 
-        lock.lock()
-        if chunk.generation == generation && buffer.written == chunk.index && fadeStart?.outgoing.token == playing.token
-        {
-            buffer.commit(
+        transport.withLock {
+            guard
+                chunk.generation == transport.generation && transport.buffer.written == chunk.index
+                    && transport.decoder.isFading(from: playing.token)
+            else { return }
+            transport.buffer.commit(
                 ChunkInfo(
-                    token: playing.token, time: time, length: length, format: format,
-                    bitrate: current.bitrate, isEnd: false))
-            lock.broadcast()
-            if received == 0 {
-                // The incoming song broke off: no fade; the decoder tries it again at the end.
-                border = nil
-                fadeStart = nil
-                next = incoming.track
-                nextKnown = true
-            }
+                    token: playing.token, time: time, length: length, format: format, bitrate: current.bitrate,
+                    isEnd: false))
+            transport.broadcast()
+            // The incoming song broke off: no fade; the decoder tries it again at the end.
+            if received == 0 { transport.decoder.fadeBrokeOff(incoming.track) }
         }
-        lock.unlock()
         if received == 0 {
             fade.reset()
             return nil
@@ -277,38 +264,8 @@ extension DecodingPipeline {
                 factor: factor, to: UnsafeMutableRawBufferPointer(rebasing: space[0..<length]), sample: format.sample)
             return length
         } catch {
-            post(.log("\(error)"), generation: generation)
+            events.post(.log("\(error)"), generation: generation)
             return 0
-        }
-    }
-
-    /// The next song changed while a fade into the old one is still (partly) in the buffer:
-    /// takes back what no output has reached. If that includes mixed chunks, the decoder goes
-    /// back to the outgoing song at the first of them; otherwise it waits for the new next
-    /// song, as after a gapless border. Called by `enqueue` with the lock held.
-    func undoFade(_ border: (index: Int, token: Int)) {
-        guard let start = fadeStart else { return }
-        let first = max(start.index, buffer.furthestReader + 1)
-        var resumeAt: Double?
-        if first < buffer.written {
-            let info = buffer.info(at: first)
-            if info.token == start.outgoing.token { resumeAt = info.time }
-            guard buffer.truncate(to: first) else { return }
-        } else if buffer.written > start.index {
-            // Everything mixed so far is being played: go back right after it.
-            let last = buffer.info(at: buffer.written - 1)
-            if last.token == start.outgoing.token {
-                resumeAt = last.time + Double(last.length) / Double(last.format.bytesPerSecond)
-            }
-        } else {
-            resumeAt = start.time  // the first mixed chunk is still being decoded
-        }
-        self.border = nil
-        fadeStart = nil
-        if let resumeAt {
-            resumeOutgoing = (start.outgoing, resumeAt)
-        } else {
-            decoderWaitingForNext = true
         }
     }
 }

@@ -1,0 +1,69 @@
+/// The device calls of an output thread, made outside the transport's lock.
+extension OutputThread {
+    /// Makes the device call `action` asks for.
+    func perform(_ action: DeviceLifecycle.Action) {
+        switch action {
+        case .none:
+            break
+        case .open:
+            break  // opening is part of a write (``play(_:_:scratch:generation:)``)
+        case .pause:
+            _ = output.device.pause()
+        case .cancel(let close):
+            output.device.cancel()
+            if close { output.device.close() }
+        case .drain:
+            output.device.drain()
+        case .close:
+            output.device.close()
+        }
+    }
+
+    /// Opens the device for the chunk's format if needed, converts and scales the samples,
+    /// and writes them.
+    /// - Returns: the device bytes written and the failure, if any.
+    func play(
+        _ bytes: UnsafeMutableRawBufferPointer, _ info: ChunkInfo, scratch: UnsafeMutableRawBufferPointer,
+        generation chunkGeneration: UInt64
+    ) -> (Int, String?) {
+        if case .open(let format, let reopen) = device.play(info.format) {
+            if reopen { output.device.close() }
+            do {
+                device.opened(format, actual: try output.device.open(format: format))
+                // MPD builds an output's filters afresh on every open, so the volume's dither
+                // starts over: the same song played again gives the same bytes.
+                volume.reset()
+            } catch {
+                device.openFailed()
+                // MPD's message, which `status` shows when no output is left.
+                return (0, "Failed to open \"\(output.name)\" (\(output.plugin)); \(error)")
+            }
+        }
+        guard let deviceFormat = device.actualFormat else { return (0, "output not open") }
+        let samples: UnsafeMutableRawBufferPointer
+        if deviceFormat.sample == info.format.sample {
+            scratch.copyMemory(from: UnsafeRawBufferPointer(bytes))
+            samples = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<bytes.count])
+        } else if deviceFormat.sampleRate == info.format.sampleRate && deviceFormat.channels == info.format.channels {
+            let count = SampleConversion.convert(
+                UnsafeRawBufferPointer(bytes), from: info.format.sample, into: scratch, to: deviceFormat.sample)
+            samples = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count])
+        } else {
+            return (0, "\(output.name): the device took \(deviceFormat) for \(info.format), which cannot be converted")
+        }
+        let level = settings.withLock { $0.volume }
+        if output.softwareVolume && level < 100 { volume.apply(level, to: samples, format: deviceFormat) }
+        var done = 0
+        while done < samples.count {
+            do {
+                let taken = try output.device.write(UnsafeRawBufferPointer(rebasing: samples[done...]))
+                if taken <= 0 { break }
+                done += taken
+            } catch {
+                return (done, "Failed to play on \"\(output.name)\" (\(output.plugin)); \(error)")
+            }
+            if done < samples.count && transport.withLock({ transport.generation != chunkGeneration }) { break }
+        }
+        return (done, nil)
+    }
+}
