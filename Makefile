@@ -116,11 +116,14 @@ conformance:
 # The library part generates (once, cached in /tmp) 10,000 and 100,000 tagged MP3s; pass e.g.
 # LIBRARY_BENCH_ARGS="--sizes 10000 --repeat 50" to change it. The playback part plays a minute
 # of FLAC on each server in real time (about three minutes in all); pass e.g.
-# PLAYBACK_BENCH_ARGS="--cpu-runs 3 --runs 11" for more runs.
+# PLAYBACK_BENCH_ARGS="--cpu-runs 3 --runs 11" for more runs. BASELINE=PATH adds an older
+# tonearm binary (a release build) to the same run, its figures and new / old in two more columns
+# (below 1: the new build is faster or smaller); e.g. the build of a commit before a refactoring.
+BASELINE_ARG = $(if $(BASELINE),--baseline-tonearm $(abspath $(BASELINE)))
 bench: test-deps build
-	$(PYTHON) Tests/Bench/bench.py --tonearm $(CURDIR)/.build/release/tonearm
-	$(PYTHON) Tests/Bench/library_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(LIBRARY_BENCH_ARGS)
-	$(PYTHON) Tests/Bench/playback_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(PLAYBACK_BENCH_ARGS)
+	$(PYTHON) Tests/Bench/bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG)
+	$(PYTHON) Tests/Bench/library_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(LIBRARY_BENCH_ARGS)
+	$(PYTHON) Tests/Bench/playback_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(PLAYBACK_BENCH_ARGS)
 
 # Bounded soak on loopback (a few minutes; it stops by itself): 300 clients for 60 s against a
 # release build of Tonearm, then Debian's MPD, on a generated library while a rescan runs and

@@ -4,7 +4,9 @@
 Both servers get the same configuration shape (loopback, null output, same empty music folder)
 and the same workloads from this process. Each workload runs several times and the median
 counts; the table gives each server's figure and MPD's time divided by Tonearm's (above 1 means
-Tonearm is faster). Resident memory is read from /proc after the runs.
+Tonearm is faster). Resident memory is read from /proc after the runs. With --baseline-tonearm an
+older Tonearm runs too (between MPD and the current one), and two columns more give its figure
+and the new build's time (or memory) divided by the old one's: below 1 the new is faster.
 
 Workloads of the foundation (connection level):
   ping_roundtrips    one connection, N sequential `ping` round trips
@@ -23,6 +25,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import baseline  # noqa: E402
 from support.servers import MPDServer, TonearmServer  # noqa: E402
 
 
@@ -124,16 +128,22 @@ def main():
     parser.add_argument("--tonearm", required=True, help="the tonearm binary (a release build)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--scale", type=int, default=1)
+    baseline.add_option(parser)
     args = parser.parse_args()
+    old_binary = baseline.binary(parser, args)
 
     with tempfile.TemporaryDirectory(prefix="tonearm-bench-") as work:
         work = Path(work)
         music = work / "music"
         music.mkdir()
         results = {}
+
+        def tonearm(name, binary):
+            return name, lambda: TonearmServer(work / name, binary=binary, music_dir=music,
+                                               extra_config='max_connections "200"\n')
         for name, make in (("mpd", lambda: MPDServer(work / "mpd", music_dir=music, extra_config='max_connections "200"\n')),
-                           ("tonearm", lambda: TonearmServer(work / "tonearm", binary=args.tonearm, music_dir=music,
-                                                             extra_config='max_connections "200"\n'))):
+                           *([tonearm(baseline.OLD, old_binary)] if old_binary else []),
+                           tonearm("tonearm", args.tonearm)):
             (work / name).mkdir()
             with make() as server:
                 ping_roundtrips(server.port, 2000)  # warm up
@@ -142,14 +152,24 @@ def main():
                     results[(name, workload)] = statistics.median(times)
                 results[(name, "rss")] = rss_kib(server.process.pid)
 
-    print(f"| workload | unit | MPD | Tonearm | MPD time / Tonearm time |")
-    print(f"|---|---|---|---|---|")
+    def versus_old(workload, show):
+        """The old Tonearm's cells: its figure, as `show` gives it, and new / old."""
+        if not old_binary:
+            return ""
+        old, new = results[(baseline.OLD, workload)], results[("tonearm", workload)]
+        return f" {show(old)} | {baseline.ratio(new, old)} |"
+
+    print(f"| workload | unit | MPD | Tonearm | MPD time / Tonearm time |"
+          + ("".join(f" {c} |" for c in baseline.COLUMNS) if old_binary else ""))
+    print(f"|---|---|---|---|---|" + ("---|---|" if old_binary else ""))
     for workload, unit, _, count in WORKLOADS:
         mpd, tonearm = results[("mpd", workload)], results[("tonearm", workload)]
         total = count * args.scale
-        print(f"| {workload} | {unit} | {total / mpd:,.0f} | {total / tonearm:,.0f} | {mpd / tonearm:.2f} |")
+        print(f"| {workload} | {unit} | {total / mpd:,.0f} | {total / tonearm:,.0f} | {mpd / tonearm:.2f} |"
+              + versus_old(workload, lambda seconds: f"{total / seconds:,.0f}"))
     mpd, tonearm = results[("mpd", "rss")], results[("tonearm", "rss")]
-    print(f"| resident memory after the runs | MiB | {mpd / 1024:.1f} | {tonearm / 1024:.1f} | {mpd / tonearm:.2f} |")
+    print(f"| resident memory after the runs | MiB | {mpd / 1024:.1f} | {tonearm / 1024:.1f} | {mpd / tonearm:.2f} |"
+          + versus_old("rss", lambda kib: f"{kib / 1024:.1f}"))
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@ server, in turn, on loopback:
 
 The ratio column is MPD / Tonearm: above 1 Tonearm is faster (or smaller). A Tonearm step that
 fails (ACK, wrong answer, crash, scan not done within --scan-timeout) is reported and the run
-goes on.
+goes on. With --baseline-tonearm an older Tonearm runs too, between MPD and the current one, on
+the same library; two columns more give its figure and new / old: below 1 the new build is
+faster (or smaller).
 """
 import argparse
 import math
@@ -35,6 +37,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
+import baseline  # noqa: E402
 import support.servers as servers  # noqa: E402
 from library_gen import NARROW_SEARCH, SEARCH_SUBSTRING, generate  # noqa: E402
 
@@ -286,36 +289,27 @@ def unit(name: str) -> str:
     return "ms, median (p90)"
 
 
-def rows(size, plan, mpd, tonearm):
+def rows(size, plan, mpd, tonearm, old=None):
+    """The table's rows of one size; with `old` (the baseline's figures) two cells more each."""
     order = ["full scan", "resident memory after the scan", "queries", *(q[0] for q in queries(plan)),
              "resident memory after the queries", "database file size", "startup on the existing database",
              "resident memory after the restart"]
     out = []
-    for name in [n for n in order if n in mpd or n in tonearm]:
+    for name in [n for n in order if n in mpd or n in tonearm or n in (old or {})]:
         m, t = mpd.get(name), tonearm.get(name)
         a, b = number(m), number(t)
         ratio = f"{a / b:.2f}" if a and b else "–"
         label = name
         if name == "full scan":
-            rates = [f"{size / number(e):,.0f}" if number(e) else "–" for e in (m, t)]
-            label = f"full scan (files/s: MPD {rates[0]}, Tonearm {rates[1]})"
-        out.append((f"{size:,}", label, unit(name), cell(m), cell(t), ratio))
+            named = [("MPD", m), *([("old Tonearm", old.get(name))] if old is not None else []), ("Tonearm", t)]
+            rates = [f"{who} {size / number(e):,.0f}" if number(e) else f"{who} –" for who, e in named]
+            label = f"full scan (files/s: {', '.join(rates)})"
+        versus_old = (cell(old.get(name)), baseline.ratio(b, number(old.get(name)))) if old is not None else ()
+        out.append((f"{size:,}", label, unit(name), cell(m), cell(t), ratio, *versus_old))
     return out
 
 
 HEADER = ("tracks", "measure", "unit", "MPD", "Tonearm", "MPD / Tonearm (>1: Tonearm faster/smaller)")
-
-
-def print_tables(all_rows):
-    widths = [max(len(r[i]) for r in [HEADER, *all_rows]) for i in range(len(HEADER))]
-    print()
-    for r in [HEADER, *all_rows]:
-        print("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
-    print("\nMarkdown:\n")
-    print("| " + " | ".join(HEADER) + " |")
-    print("|" + "---|" * len(HEADER))
-    for r in all_rows:
-        print("| " + " | ".join(r) + " |")
 
 
 def main():
@@ -332,17 +326,19 @@ def main():
     parser.add_argument("--delayed-ack", action="store_true",
                         help="leave the client's delayed ACKs on (see docs/benchmarks.md: answers "
                              "of more than one segment then wait ~40 ms for MPD's Nagle)")
+    baseline.add_option(parser)
     args = parser.parse_args()
+    old_binary = baseline.binary(parser, args)
     Client.quickack = not args.delayed_ack
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s]
-    kinds = ["mpd", "tonearm"] if args.only == "both" else [args.only]
+    kinds = baseline.with_old(["mpd", "tonearm"] if args.only == "both" else [args.only], old_binary)
     if "tonearm" in kinds and not Path(args.tonearm).exists():
         parser.error(f"{args.tonearm} does not exist (build it, or --only mpd)")
 
     all_rows, all_errors = [], []
     for size in sizes:
         music, plan = generate(size, Path(args.library_base), log=log)
-        per = {"mpd": {}, "tonearm": {}}
+        per = {"mpd": {}, baseline.OLD: {}, "tonearm": {}}
         for kind in kinds:
             work = Path(tempfile.mkdtemp(prefix=f"tonearm-library-bench-{kind}-"))
             try:
@@ -350,15 +346,15 @@ def main():
                     def make():
                         return servers.MPDServer(work, music_dir=music)
                 else:
-                    def make():
-                        return servers.TonearmServer(work, binary=args.tonearm, music_dir=music)
+                    def make(binary=old_binary if kind == baseline.OLD else args.tonearm):
+                        return servers.TonearmServer(work, binary=binary, music_dir=music)
                 log(f"{size:,} tracks, {kind}:")
                 per[kind], errors = bench_server(kind, make, size, plan, args)
                 all_errors += [f"{kind}, {size:,} tracks: {e}" for e in errors]
             finally:
                 shutil.rmtree(work, ignore_errors=True)
-        all_rows += rows(size, plan, per["mpd"], per["tonearm"])
-    print_tables(all_rows)
+        all_rows += rows(size, plan, per["mpd"], per["tonearm"], per[baseline.OLD] if baseline.OLD in kinds else None)
+    baseline.print_table(HEADER + (baseline.COLUMNS if baseline.OLD in kinds else ()), all_rows)
     if all_errors:
         print("\nFailures:")
         for error in all_errors:

@@ -20,6 +20,8 @@ compresses it about as much as music: ~1,100 kbit/s) and a 5 s one.
   open).
 
 The last column is MPD's figure divided by Tonearm's: above 1 Tonearm uses less CPU or answers
+sooner. With --baseline-tonearm an older Tonearm plays too, after MPD and before the current one;
+two columns more give its figure and new / old: below 1 the new build uses less CPU or answers
 sooner.
 """
 import argparse
@@ -34,6 +36,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import baseline  # noqa: E402
 from support.library import wait_for_scan  # noqa: E402
 from support.servers import MPDServer, TonearmServer  # noqa: E402
 
@@ -125,7 +129,7 @@ def start(kind: str, binary: str, workdir: Path, music: Path, output: str):
     """Starts a server in a fresh work folder (a state file left from an earlier run would
     restore its queue, and MPD would resume playing it)."""
     shutil.rmtree(workdir, ignore_errors=True)
-    cls = TonearmServer if kind == "tonearm" else MPDServer
+    cls = MPDServer if kind == "mpd" else TonearmServer
     server = cls(workdir, binary=binary, music_dir=music, output=output)
     server.start()
     with server.connect() as connection:
@@ -245,16 +249,19 @@ def main():
     parser.add_argument("--runs", type=int, default=7, help="first-byte runs per server and output")
     parser.add_argument("--only", choices=["cpu", "first-byte"], help="one part only")
     parser.add_argument("--work", default="/tmp/tonearm-bench-playback")
+    baseline.add_option(parser)
     args = parser.parse_args()
+    old_binary = baseline.binary(parser, args)
 
     base = Path(args.work)
     music = make_music(base, args.seconds)
-    binaries = {"mpd": args.mpd, "tonearm": args.tonearm}
+    binaries = {"mpd": args.mpd, baseline.OLD: old_binary, "tonearm": args.tonearm}
+    kinds = baseline.with_old(["mpd", "tonearm"], old_binary)
     results = {}
     if args.only != "first-byte":
-        runs = {"mpd": [], "tonearm": []}
+        runs = {kind: [] for kind in kinds}
         for run in range(args.cpu_runs):
-            for kind in ("mpd", "tonearm"):
+            for kind in kinds:
                 log(f"{kind}: {args.seconds} s of FLAC to a null output ({run + 1}/{args.cpu_runs}) …")
                 runs[kind].append(bench_cpu(kind, binaries[kind], base, music, args.idle_seconds))
         for kind, measured in runs.items():
@@ -263,37 +270,41 @@ def main():
             log(f"{kind}: CPU % of one core per run: " + ", ".join(f"{r['cpu']:.3f}" for r in runs[kind]))
     if args.only != "cpu":
         for output_type in ("pipe", "fifo"):
-            for kind in ("mpd", "tonearm"):
+            for kind in kinds:
                 log(f"{kind}: play → first byte at a {output_type} output, {args.runs} runs …")
                 results[(output_type, kind)] = bench_first_byte(kind, binaries[kind], base, music, output_type, args.runs)
+
+    def versus_old(part, show, key=None):
+        """The old Tonearm's cells of a row: its figure as `show` gives it, and new / old of
+        `key` (none for a row without a ratio)."""
+        if not old_binary:
+            return ()
+        old, new = results[(part, baseline.OLD)], results[(part, "tonearm")]
+        return (show(old), baseline.ratio(new[key], old[key]) if key else "")
 
     rows = []
     if ("cpu", "mpd") in results:
         m, t = results[("cpu", "mpd")], results[("cpu", "tonearm")]
         rows.append(("CPU while playing FLAC to a null output", "% of one core",
-                     f"{m['cpu']:.2f}", f"{t['cpu']:.2f}", ratio(m["cpu"], t["cpu"])))
+                     f"{m['cpu']:.2f}", f"{t['cpu']:.2f}", ratio(m["cpu"], t["cpu"]),
+                     *versus_old("cpu", lambda o: f"{o['cpu']:.2f}", "cpu")))
         rows.append(("CPU time per minute of playback", "s",
                      f"{m['cpu_seconds'] * 60 / m['wall']:.3f}", f"{t['cpu_seconds'] * 60 / t['wall']:.3f}",
-                     ratio(m["cpu"], t["cpu"])))
+                     ratio(m["cpu"], t["cpu"]),
+                     *versus_old("cpu", lambda o: f"{o['cpu_seconds'] * 60 / o['wall']:.3f}", "cpu")))
         rows.append(("CPU while idle (stopped)", "% of one core", f"{m['idle']:.3f}", f"{t['idle']:.3f}",
-                     ratio(m["idle"], t["idle"])))
+                     ratio(m["idle"], t["idle"]), *versus_old("cpu", lambda o: f"{o['idle']:.3f}", "idle")))
     for output_type in ("pipe", "fifo"):
         if (output_type, "mpd") in results:
             m, t = results[(output_type, "mpd")], results[(output_type, "tonearm")]
             rows.append((f"play → first PCM byte, {output_type} output (median)", "ms",
-                         f"{m['median']:.1f}", f"{t['median']:.1f}", ratio(m["median"], t["median"])))
+                         f"{m['median']:.1f}", f"{t['median']:.1f}", ratio(m["median"], t["median"]),
+                         *versus_old(output_type, lambda o: f"{o['median']:.1f}", "median")))
             rows.append((f"  (min–max of {args.runs})", "ms", f"{m['min']:.1f}–{m['max']:.1f}",
-                         f"{t['min']:.1f}–{t['max']:.1f}", ""))
+                         f"{t['min']:.1f}–{t['max']:.1f}", "",
+                         *versus_old(output_type, lambda o: f"{o['min']:.1f}–{o['max']:.1f}")))
     header = ("workload", "unit", "MPD", "Tonearm", "MPD / Tonearm")
-    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(5)]
-    print()
-    for r in [header] + rows:
-        print("  ".join(str(c).ljust(w) if i < 2 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
-    print("\nMarkdown:\n")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for r in rows:
-        print("| " + " | ".join(r) + " |")
+    baseline.print_table(header + (baseline.COLUMNS if old_binary else ()), rows)
 
 
 if __name__ == "__main__":

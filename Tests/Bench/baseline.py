@@ -1,0 +1,52 @@
+"""What the three `make bench` scripts share for `--baseline-tonearm` (`make bench BASELINE=…`).
+
+With it, each script also measures an older Tonearm binary (the baseline, "old") in the same run,
+on the same library and workloads, between MPD and the current build ("new"), and adds two
+columns to its table: the old build's figure and new / old. Every figure's ratio is taken on a
+quantity where less is better (a time, CPU, memory, a file size), so below 1 the new build is
+faster or smaller and above 1 it is slower or larger: a refactoring should stay at 1 within the
+noise. Without the option the scripts print what they printed before.
+"""
+import argparse
+from pathlib import Path
+
+OLD = "old"  # the baseline's key among the servers, beside "mpd" and "tonearm"
+COLUMNS = ("old Tonearm", "new / old (<1: new faster/smaller)")
+
+
+def add_option(parser: argparse.ArgumentParser):
+    parser.add_argument("--baseline-tonearm", metavar="PATH",
+                        help="an older tonearm binary (a release build) to measure in the same run; "
+                             "adds its figures and new / old to the table")
+
+
+def binary(parser: argparse.ArgumentParser, args) -> str | None:
+    """The baseline binary, or None without the option; a missing file is a usage error."""
+    path = args.baseline_tonearm
+    if path and not Path(path).exists():
+        parser.error(f"--baseline-tonearm {path} does not exist")
+    return path
+
+
+def with_old(kinds, old_binary) -> list[str]:
+    """`kinds` with the old Tonearm just before the new one when there is a baseline: MPD, old,
+    new is the order the servers run in."""
+    return [k for kind in kinds for k in ([OLD, kind] if kind == "tonearm" and old_binary else [kind])]
+
+
+def ratio(new, old) -> str:
+    return f"{new / old:.2f}" if new and old else "–"
+
+
+def print_table(header, rows):
+    """The table as aligned text (the first two columns to the left), then as Markdown for
+    docs/benchmarks.md."""
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    print()
+    for r in [header, *rows]:
+        print("  ".join(str(c).ljust(w) if i < 2 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    print("\nMarkdown:\n")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for r in rows:
+        print("| " + " | ".join(str(c) for c in r) + " |")
