@@ -12,7 +12,7 @@ extension AudioFormatPattern {
         let bytes = FilterScanner(text).bytes
         var index = 0
 
-        if bytes.starts(with: "dsd".utf8), let dsd = ASCII.strtoul(bytes, from: 3),
+        if bytes.starts(with: "dsd".utf8), let dsd = CNumber.strtoul(bytes, from: 3),
             byte(bytes, dsd.end) == UInt8(ascii: ":"),
             (32...4096).contains(dsd.value), dsd.value % 2 == 0
         {
@@ -85,7 +85,7 @@ extension AudioFormatPattern {
     /// The number `strtoul` reads at `index` (moving past it), or MPD's `message` when it reads none.
     private static func unsigned(_ bytes: [UInt8], _ index: inout Int, else message: String) throws(MPDError) -> UInt64
     {
-        guard let number = ASCII.strtoul(bytes, from: index) else { throw MPDError(.argument, message) }
+        guard let number = CNumber.strtoul(bytes, from: index) else { throw MPDError(.argument, message) }
         index = number.end
         return number.value
     }

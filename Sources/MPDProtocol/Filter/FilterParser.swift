@@ -255,7 +255,7 @@ struct ExpressionParser {
         }
         scanner.advance(2)
         scanner.skipBlanks()
-        guard let number = ASCII.strtoul(scanner.bytes, from: scanner.index) else {
+        guard let number = CNumber.strtoul(scanner.bytes, from: scanner.index) else {
             throw MPDError(.argument, "Number expected")
         }
         guard number.value <= 0xFF else { throw MPDError(.argument, "Invalid priority value") }
