@@ -38,8 +38,9 @@ let package = Package(
         // glibc's malloc.h: arena limit and trimming (ProcessMemory).
         .systemLibrary(name: "CMalloc"),
 
-        // The vocabulary every layer speaks (tags, songs, filter expressions), with no I/O and
-        // nothing of MPD's wire format, so the library and the player need not know the protocol.
+        // The vocabulary every layer speaks (tags, songs, filter expressions, idle events, audio
+        // formats), with no I/O and nothing of MPD's wire format, so the library and the player
+        // need not know the protocol.
         .target(
             name: "MusicModel",
             swiftSettings: strictSettings
@@ -76,9 +77,11 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Not MPDProtocol: the player speaks MusicModel's vocabulary and throws its own errors,
+        // which Server turns into ACKs; the wire (and NIO with it) stays out of the audio code.
         .target(
             name: "Playback",
-            dependencies: ["CFFmpeg", "CALSA", "MusicModel", "MPDProtocol", "MediaLibrary", "Platform", "Settings"],
+            dependencies: ["CFFmpeg", "CALSA", "MusicModel", "MediaLibrary", "Platform", "Settings"],
             swiftSettings: strictSettings
         ),
         .target(

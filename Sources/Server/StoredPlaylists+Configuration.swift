@@ -1,5 +1,5 @@
-import MPDProtocol
 package import MediaLibrary
+import MusicModel
 package import Settings
 
 extension StoredPlaylists {

@@ -1,4 +1,4 @@
-import MPDProtocol
+import MusicModel
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 import MPDProtocol
+import MusicModel
 import Playback
 import Settings
 import TestSupport

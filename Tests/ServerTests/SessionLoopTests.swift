@@ -1,4 +1,4 @@
-import MPDProtocol
+import MusicModel
 import Server
 import Settings
 import TestSupport

@@ -192,7 +192,14 @@ struct ExpressionParser {
             }
             scanner.advance(2)
             scanner.skipBlanks()
-            let pattern = try AudioFormatPattern.parse(try expectQuoted(), mask: isMask)
+            let operand = try expectQuoted()
+            let pattern: AudioFormatPattern
+            do {
+                pattern = try AudioFormatPattern.parse(operand, mask: isMask)
+            } catch {
+                // Every failure of a format is a bad argument; MPD sends its message as it is.
+                throw MPDError(.argument, error.message)
+            }
             try expectClosingParenthesis()
             return .audioFormat(pattern)
         case .priority:
@@ -255,7 +262,7 @@ struct ExpressionParser {
         }
         scanner.advance(2)
         scanner.skipBlanks()
-        guard let number = ASCII.strtoul(scanner.bytes, from: scanner.index) else {
+        guard let number = CNumber.strtoul(scanner.bytes, from: scanner.index) else {
             throw MPDError(.argument, "Number expected")
         }
         guard number.value <= 0xFF else { throw MPDError(.argument, "Invalid priority value") }

@@ -88,11 +88,4 @@ enum ASCII {
 
     /// Whether the byte is a decimal digit.
     static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
-
-    /// `strtoul(…, 10)` on `bytes` from `start` (``CNumber/strtoul(bytes:)``). Returns the value
-    /// and the index after the digits, or `nil` when there were no digits (C's `endptr == s`).
-    static func strtoul(_ bytes: [UInt8], from start: Int) -> (value: UInt64, end: Int)? {
-        guard start <= bytes.count, let parsed = CNumber.strtoul(bytes: bytes[start...]) else { return nil }
-        return (parsed.value, parsed.rest.startIndex)
-    }
 }

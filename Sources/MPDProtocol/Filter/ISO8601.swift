@@ -1,3 +1,5 @@
+import MusicModel
+
 /// The time stamps of `modified-since` and `added-since`: MPD's `ParseTimeStamp`
 /// (src/song/Filter.cxx) over `ParseISO8601` (src/time/ISO8601.cxx).
 ///
@@ -16,7 +18,7 @@ enum FilterTimestamp {
         do throws(MPDError) {
             return try ISO8601.parse(bytes)
         } catch {
-            if let number = ASCII.strtoul(bytes, from: 0), number.end == bytes.count {
+            if let number = CNumber.strtoul(bytes, from: 0), number.end == bytes.count {
                 return Int64(bitPattern: number.value)
             }
             throw error
@@ -159,7 +161,7 @@ enum ISO8601 {
         let negative = byte(bytes, index) == UInt8(ascii: "-")
         index += 1
         let malformed = MPDError(.argument, "Failed to parse time zone offset")
-        guard let first = ASCII.strtoul(bytes, from: index) else { throw malformed }
+        guard let first = CNumber.strtoul(bytes, from: index) else { throw malformed }
         let hours: UInt32
         var minutes: UInt32 = 0
         if first.end == index + 4 {
@@ -171,7 +173,7 @@ enum ISO8601 {
             index = first.end
             if byte(bytes, index) == UInt8(ascii: ":") {
                 index += 1
-                guard let second = ASCII.strtoul(bytes, from: index), second.end == index + 2 else { throw malformed }
+                guard let second = CNumber.strtoul(bytes, from: index), second.end == index + 2 else { throw malformed }
                 minutes = UInt32(truncatingIfNeeded: second.value)
                 index = second.end
             }

@@ -1,4 +1,3 @@
-import MPDProtocol
 import MusicModel
 import Synchronization
 
@@ -53,8 +52,8 @@ struct AllowedFormat: Sendable, Equatable {
             do {
                 pattern = try AudioFormatPattern.parse(entry, mask: true)
             } catch {
-                // The filter syntax's parser, shared so both read formats alike; every one of
-                // its failures is a bad argument, so its message is all there is to keep.
+                // The filter syntax's parser (MusicModel's), shared so both read formats alike;
+                // its message is all there is to keep.
                 throw ParseError(reason: error.message)
             }
             list.append(AllowedFormat(pattern: pattern, dop: dop))

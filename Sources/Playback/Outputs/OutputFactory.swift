@@ -1,4 +1,3 @@
-import MPDProtocol
 public import Settings
 
 /// Builds the device for one `audio_output` block.

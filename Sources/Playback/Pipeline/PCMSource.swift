@@ -1,5 +1,3 @@
-import MPDProtocol
-
 /// A decoded song as the decoder thread reads it (``AudioDecoder`` is one).
 protocol PCMSource: AnyObject {
     /// The song's own sample layout.

@@ -1,4 +1,3 @@
-import MPDProtocol
 public import MusicModel
 
 extension PlayerController {

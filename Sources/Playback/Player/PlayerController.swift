@@ -1,4 +1,3 @@
-public import MPDProtocol
 public import MusicModel
 public import Settings
 import Synchronization

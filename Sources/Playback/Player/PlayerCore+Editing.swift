@@ -1,4 +1,3 @@
-import MPDProtocol
 import MusicModel
 
 /// Queue edits that keep the current and queued songs right (MPD's `PlaylistEdit.cxx`).

@@ -1,4 +1,3 @@
-import MPDProtocol
 import MusicModel
 import Settings
 

@@ -1,4 +1,5 @@
 public import MPDProtocol
+public import MusicModel
 public import NIOCore
 public import Settings
 

@@ -1,4 +1,5 @@
 import MPDProtocol
+import MusicModel
 
 /// Runs one command line the way MPD's `command_process` does: tokenize, look up, check
 /// permission and argument count, call the handler, and turn failures into `ACK` lines.

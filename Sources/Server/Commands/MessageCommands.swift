@@ -1,4 +1,5 @@
 import MPDProtocol
+import MusicModel
 import Settings
 
 /// Commands of MPD's "Client to client" group: channels that clients subscribe to and send

@@ -1,5 +1,6 @@
 import MPDProtocol
 import MediaLibrary
+import MusicModel
 import Playback
 import Settings
 

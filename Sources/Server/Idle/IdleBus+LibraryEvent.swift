@@ -1,5 +1,5 @@
-import MPDProtocol
 package import MediaLibrary
+import MusicModel
 
 extension IdleBus {
     /// Raises, for every client, the idle event a library event stands for; the library

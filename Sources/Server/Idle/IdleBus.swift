@@ -1,4 +1,4 @@
-public import MPDProtocol
+public import MusicModel
 import Synchronization
 
 /// Carries idle events from every part of the server to the connected clients.

@@ -1,4 +1,5 @@
 import MPDProtocol
+import MusicModel
 import Synchronization
 
 /// Client-to-client messaging (MPD's `subscribe`, `sendmessage`, …): which channels each

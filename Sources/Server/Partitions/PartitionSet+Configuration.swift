@@ -1,6 +1,7 @@
 package import Logging
 import MPDProtocol
 package import MediaLibrary
+import MusicModel
 import Playback
 package import Settings
 

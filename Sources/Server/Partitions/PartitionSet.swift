@@ -1,4 +1,5 @@
 public import MPDProtocol
+import MusicModel
 package import Platform
 import Playback
 import Synchronization

@@ -1,5 +1,6 @@
 package import Logging
 import MPDProtocol
+import MusicModel
 package import NIOCore
 import Settings
 

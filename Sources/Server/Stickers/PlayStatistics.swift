@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 package import Logging
-import MPDProtocol
 package import MediaLibrary
+import MusicModel
 import Playback
 import ServiceLifecycle
 

@@ -1,6 +1,9 @@
 /// The subsystems a client can wait for with `idle`, as a bit set in MPD's bit order.
 ///
-/// `changed:` lines are written in this order, which is the order of the raw values.
+/// Part of the shared vocabulary rather than the protocol because the player and the library
+/// raise these events without knowing how a client is told of them; the names `idle` takes
+/// and prints are MPDProtocol's (`IdleSubsystems+Names.swift`). The bit order is MPD's, which
+/// is also the order `changed:` lines are written in.
 public struct IdleSubsystems: OptionSet, Sendable, Hashable {
     public let rawValue: UInt32
 
@@ -38,24 +41,4 @@ public struct IdleSubsystems: OptionSet, Sendable, Hashable {
 
     /// Every subsystem: what a bare `idle` waits for.
     public static let all = IdleSubsystems(rawValue: 0x3FFF)
-
-    /// The protocol names, in bit order.
-    public static let names: [(IdleSubsystems, String)] = [
-        (.database, "database"), (.storedPlaylist, "stored_playlist"), (.playlist, "playlist"),
-        (.player, "player"), (.mixer, "mixer"), (.output, "output"), (.options, "options"),
-        (.sticker, "sticker"), (.update, "update"), (.subscription, "subscription"),
-        (.message, "message"), (.neighbor, "neighbor"), (.mount, "mount"), (.partition, "partition"),
-    ]
-
-    /// Looks up a subsystem by name, ignoring case as MPD does.
-    public init?(name: String) {
-        let lowered = name.lowercased()
-        guard let match = Self.names.first(where: { $0.1 == lowered }) else { return nil }
-        self = match.0
-    }
-
-    /// The names of the members, in bit order.
-    public var memberNames: [String] {
-        Self.names.filter { contains($0.0) }.map(\.1)
-    }
 }

@@ -1,6 +1,17 @@
-public import MusicModel
-
 extension AudioFormatPattern {
+    /// Why a format did not parse, with MPD's message (`Invalid sample rate: 0`).
+    ///
+    /// A message and nothing else because every caller shows it as it is: the filter parser
+    /// as a bad-argument ACK, `outputset` and the `allowed_formats` option in their own words
+    /// around it. Not `MPDError`, so that Playback parses formats without the protocol.
+    public struct ParseError: Error, Sendable, Equatable {
+        /// MPD's message for the failure.
+        public let message: String
+
+        /// Creates an error with MPD's `message`.
+        public init(_ message: String) { self.message = message }
+    }
+
     /// Parses the operand of `AudioFormat ==` / `=~` as MPD's `ParseAudioFormat`
     /// (src/pcm/AudioParser.cxx) does, with its messages.
     ///
@@ -8,11 +19,12 @@ extension AudioFormatPattern {
     /// `dsdN:CHANNELS` (N even, 32...4096) is DSD at N × 44100 / 8 Hz. With `mask`, any field may
     /// be `*`. Numbers are read with `strtoul`, so blanks and a sign are accepted; the sample
     /// rate and channel count are checked after narrowing to 32 bits, as in MPD.
-    public static func parse(_ text: String, mask: Bool) throws(MPDError) -> AudioFormatPattern {
-        let bytes = FilterScanner(text).bytes
+    public static func parse(_ text: String, mask: Bool) throws(ParseError) -> AudioFormatPattern {
+        // MPD reads a C string, so an embedded NUL ends the text.
+        let bytes = Array(text.utf8.prefix { $0 != 0 })
         var index = 0
 
-        if bytes.starts(with: "dsd".utf8), let dsd = ASCII.strtoul(bytes, from: 3),
+        if bytes.starts(with: "dsd".utf8), let dsd = CNumber.strtoul(bytes, from: 3),
             byte(bytes, dsd.end) == UInt8(ascii: ":"),
             (32...4096).contains(dsd.value), dsd.value % 2 == 0
         {
@@ -24,26 +36,26 @@ extension AudioFormatPattern {
         }
 
         let sampleRate = try sampleRate(bytes, &index, mask: mask)
-        guard byte(bytes, index) == UInt8(ascii: ":") else { throw MPDError(.argument, "Sample format missing") }
+        guard byte(bytes, index) == UInt8(ascii: ":") else { throw ParseError("Sample format missing") }
         index += 1
         let bits = try sampleFormat(bytes, &index, mask: mask)
-        guard byte(bytes, index) == UInt8(ascii: ":") else { throw MPDError(.argument, "Channel count missing") }
+        guard byte(bytes, index) == UInt8(ascii: ":") else { throw ParseError("Channel count missing") }
         index += 1
         let channels = try channelCount(bytes, &index, mask: mask)
         try expectEnd(bytes, index)
         return AudioFormatPattern(sampleRate: sampleRate, bits: bits, channels: channels, isMask: mask)
     }
 
-    private static func sampleRate(_ bytes: [UInt8], _ index: inout Int, mask: Bool) throws(MPDError) -> UInt32? {
+    private static func sampleRate(_ bytes: [UInt8], _ index: inout Int, mask: Bool) throws(ParseError) -> UInt32? {
         if wildcard(bytes, &index, mask: mask) { return nil }
         let number = try unsigned(bytes, &index, else: "Failed to parse the sample rate")
         // MPD validates the value narrowed to `unsigned` but prints the `unsigned long`.
         let rate = UInt32(truncatingIfNeeded: number)
-        guard rate > 0, rate < 1 << 30 else { throw MPDError(.argument, "Invalid sample rate: \(number)") }
+        guard rate > 0, rate < 1 << 30 else { throw ParseError("Invalid sample rate: \(number)") }
         return rate
     }
 
-    private static func sampleFormat(_ bytes: [UInt8], _ index: inout Int, mask: Bool) throws(MPDError) -> String? {
+    private static func sampleFormat(_ bytes: [UInt8], _ index: inout Int, mask: Bool) throws(ParseError) -> String? {
         if wildcard(bytes, &index, mask: mask) { return nil }
         if byte(bytes, index) == UInt8(ascii: "f") {
             index += 1
@@ -62,16 +74,16 @@ extension AudioFormatPattern {
             if bytes[index...].starts(with: "_3".utf8) { index += 2 }
             return "24"
         case 32: return "32"
-        default: throw MPDError(.argument, "Invalid sample format: \(number)")
+        default: throw ParseError("Invalid sample format: \(number)")
         }
     }
 
-    private static func channelCount(_ bytes: [UInt8], _ index: inout Int, mask: Bool) throws(MPDError) -> UInt8? {
+    private static func channelCount(_ bytes: [UInt8], _ index: inout Int, mask: Bool) throws(ParseError) -> UInt8? {
         if wildcard(bytes, &index, mask: mask) { return nil }
         let number = try unsigned(bytes, &index, else: "Failed to parse the channel count")
         // MPD checks and prints the value narrowed to `unsigned` (`%u`).
         let channels = UInt32(truncatingIfNeeded: number)
-        guard (1...8).contains(channels) else { throw MPDError(.argument, "Invalid channel count: \(channels)") }
+        guard (1...8).contains(channels) else { throw ParseError("Invalid channel count: \(channels)") }
         return UInt8(channels)
     }
 
@@ -83,17 +95,18 @@ extension AudioFormatPattern {
     }
 
     /// The number `strtoul` reads at `index` (moving past it), or MPD's `message` when it reads none.
-    private static func unsigned(_ bytes: [UInt8], _ index: inout Int, else message: String) throws(MPDError) -> UInt64
+    private static func unsigned(_ bytes: [UInt8], _ index: inout Int, else message: String) throws(ParseError)
+        -> UInt64
     {
-        guard let number = ASCII.strtoul(bytes, from: index) else { throw MPDError(.argument, message) }
+        guard let number = CNumber.strtoul(bytes, from: index) else { throw ParseError(message) }
         index = number.end
         return number.value
     }
 
-    private static func expectEnd(_ bytes: [UInt8], _ index: Int) throws(MPDError) {
+    private static func expectEnd(_ bytes: [UInt8], _ index: Int) throws(ParseError) {
         guard index < bytes.count else { return }
         let extra = String(decoding: bytes[index...], as: UTF8.self)
-        throw MPDError(.argument, "Extra data after channel count: \(extra)")
+        throw ParseError("Extra data after channel count: \(extra)")
     }
 
     private static func byte(_ bytes: [UInt8], _ index: Int) -> UInt8 {
