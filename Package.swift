@@ -13,10 +13,9 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
     name: "Tonearm",
     platforms: [.macOS(.v15)],
+    // Only the server: the modules share their API with `package` access, inside this package.
     products: [
-        .executable(name: "tonearm", targets: ["tonearm"]),
-        .library(name: "MPDProtocol", targets: ["MPDProtocol"]),
-        .library(name: "Settings", targets: ["Settings"]),
+        .executable(name: "tonearm", targets: ["tonearm"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),

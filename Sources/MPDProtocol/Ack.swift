@@ -1,5 +1,5 @@
 /// MPD's numeric error classes, as sent in `ACK [code@index]` (MPD's `src/protocol/Ack.hxx`).
-public enum AckCode: Int, Sendable, Hashable {
+package enum AckCode: Int, Sendable, Hashable {
     /// Defined by MPD but never sent.
     case notList = 1
     /// Bad or missing arguments.
@@ -30,20 +30,20 @@ public enum AckCode: Int, Sendable, Hashable {
 ///
 /// Every handler reports failure by throwing one of these; the session adds the command-list
 /// index and the command name when it writes the line.
-public struct MPDError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct MPDError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The error class.
-    public let code: AckCode
+    package let code: AckCode
     /// The message, already a single line.
-    public let message: String
+    package let message: String
 
     /// Creates an error. Line breaks and runs of blanks in `message` are folded into single
     /// spaces, as MPD does, so that an ACK is always one line.
-    public init(_ code: AckCode, _ message: String) {
+    package init(_ code: AckCode, _ message: String) {
         self.code = code
         self.message = MPDError.sanitize(message)
     }
 
-    public var description: String { "[\(code.rawValue)] \(message)" }
+    package var description: String { "[\(code.rawValue)] \(message)" }
 
     /// Turns every run of control characters (line breaks, tabs) into one space, so that an
     /// ACK stays one line. Spaces are kept as they are: MPD prints `Integer expected: ` with
@@ -67,7 +67,7 @@ public struct MPDError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Formats the `ACK` line MPD sends for a failed command.
-public enum AckLine {
+package enum AckLine {
     /// The full line including its newline: `ACK [code@index] {command} message\n`.
     ///
     /// - Parameters:
@@ -75,7 +75,7 @@ public enum AckLine {
     ///   - index: the position of the command in its command list; 0 outside lists.
     ///   - command: the canonical command name, or `""` when the failure happened before the
     ///     command was looked up (tokenizer errors, unknown commands).
-    public static func format(_ error: MPDError, index: Int, command: String) -> String {
+    package static func format(_ error: MPDError, index: Int, command: String) -> String {
         "ACK [\(error.code.rawValue)@\(index)] {\(command)} \(error.message)\n"
     }
 }

@@ -1,4 +1,4 @@
-public import MusicModel
+package import MusicModel
 
 #if canImport(Glibc)
     import Glibc
@@ -9,9 +9,9 @@ public import MusicModel
 /// They reproduce the C library conversions MPD relies on (`strtol`, `strtoul`, `strtof`),
 /// including their leniencies: leading blanks and a sign are accepted, and an unsigned value
 /// given as `-1` wraps around and is then "too large".
-public enum Arguments {
+package enum Arguments {
     /// A signed integer in `range`: `Integer expected: X` or `Number too large: X`.
-    public static func integer(_ text: String, in range: ClosedRange<Int> = Int(Int32.min)...Int(Int32.max))
+    package static func integer(_ text: String, in range: ClosedRange<Int> = Int(Int32.min)...Int(Int32.max))
         throws(MPDError) -> Int
     {
         guard let parsed = CNumber.strtol(text), parsed.rest.isEmpty else {
@@ -23,7 +23,7 @@ public enum Arguments {
 
     /// An unsigned integer no larger than `maximum`: `Integer expected: X` or
     /// `Number too large: X`.
-    public static func unsigned(_ text: String, maximum: UInt64 = UInt64(UInt32.max)) throws(MPDError) -> UInt64 {
+    package static func unsigned(_ text: String, maximum: UInt64 = UInt64(UInt32.max)) throws(MPDError) -> UInt64 {
         guard let parsed = CNumber.strtoul(text), parsed.rest.isEmpty else {
             throw MPDError(.argument, "Integer expected: \(text)")
         }
@@ -32,7 +32,7 @@ public enum Arguments {
     }
 
     /// `0` or `1` (anything `strtol` reads as 0 or 1, so `00` too): `Boolean (0/1) expected: X`.
-    public static func boolean(_ text: String) throws(MPDError) -> Bool {
+    package static func boolean(_ text: String) throws(MPDError) -> Bool {
         guard let parsed = CNumber.strtol(text), parsed.rest.isEmpty, parsed.value == 0 || parsed.value == 1 else {
             throw MPDError(.argument, "Boolean (0/1) expected: \(text)")
         }
@@ -41,13 +41,13 @@ public enum Arguments {
 
     /// A floating-point number as `strtof` reads it (`nan` and `inf` included):
     /// `Float expected: X`.
-    public static func float(_ text: String) throws(MPDError) -> Float {
+    package static func float(_ text: String) throws(MPDError) -> Float {
         guard let value = CNumber.strtof(text) else { throw MPDError(.argument, "Float expected: \(text)") }
         return value
     }
 
     /// A time in seconds that must not be negative: `Negative value not allowed: X`.
-    public static func songTime(_ text: String) throws(MPDError) -> Double {
+    package static func songTime(_ text: String) throws(MPDError) -> Double {
         let value = try float(text)
         guard !(value < 0) else { throw MPDError(.argument, "Negative value not allowed: \(text)") }
         return Double(value)
@@ -57,7 +57,7 @@ public enum Arguments {
     ///
     /// Messages: `Integer or range expected: X`, `Number is negative: X`,
     /// `Number too large: X`, `Malformed range: X`.
-    public static func range(_ text: String) throws(MPDError) -> RangeArgument {
+    package static func range(_ text: String) throws(MPDError) -> RangeArgument {
         guard let first = CNumber.strtol(text), first.rest.isEmpty || first.rest.first == UInt8(ascii: ":") else {
             throw MPDError(.argument, "Integer or range expected: \(text)")
         }

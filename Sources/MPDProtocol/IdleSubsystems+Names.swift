@@ -1,10 +1,10 @@
-public import MusicModel
+package import MusicModel
 
 /// The names `idle` takes as arguments and prints in `changed:` lines: protocol spelling, so
 /// they stay with the wire while the set itself lives in MusicModel for the player to raise.
 extension IdleSubsystems {
     /// The protocol names, in bit order.
-    public static let names: [(IdleSubsystems, String)] = [
+    package static let names: [(IdleSubsystems, String)] = [
         (.database, "database"), (.storedPlaylist, "stored_playlist"), (.playlist, "playlist"),
         (.player, "player"), (.mixer, "mixer"), (.output, "output"), (.options, "options"),
         (.sticker, "sticker"), (.update, "update"), (.subscription, "subscription"),
@@ -12,14 +12,14 @@ extension IdleSubsystems {
     ]
 
     /// Looks up a subsystem by name, ignoring case as MPD does.
-    public init?(name: String) {
+    package init?(name: String) {
         let lowered = name.lowercased()
         guard let match = Self.names.first(where: { $0.1 == lowered }) else { return nil }
         self = match.0
     }
 
     /// The names of the members, in bit order.
-    public var memberNames: [String] {
+    package var memberNames: [String] {
         Self.names.filter { contains($0.0) }.map(\.1)
     }
 }

@@ -1,31 +1,31 @@
-public import NIOCore
+package import NIOCore
 
 /// Splits the byte stream from a client into command lines, as MPD's input buffer does.
 ///
 /// MPD reads into a fixed 8192-byte buffer: a line, newline included, must fit in it, or the
 /// connection is closed without an answer. Each line loses its trailing bytes `<= 0x20`, so
 /// `\r\n` endings work.
-public struct LineDecoder: ByteToMessageDecoder, Sendable {
-    public typealias InboundOut = ByteBuffer
+package struct LineDecoder: ByteToMessageDecoder, Sendable {
+    package typealias InboundOut = ByteBuffer
 
     /// The longest line accepted, including its newline.
-    public static let maximumLineLength = 8192
+    package static let maximumLineLength = 8192
 
     /// Thrown when more than ``maximumLineLength`` bytes arrive without a newline.
-    public struct LineTooLong: Error, Equatable {}
+    package struct LineTooLong: Error, Equatable {}
 
     private var scannedBytes = 0
 
     /// Creates a decoder.
-    public init() {}
+    package init() {}
 
-    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    package mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard let line = try nextLine(&buffer) else { return .needMoreData }
         context.fireChannelRead(Self.wrapInboundOut(line))
         return .continue
     }
 
-    public mutating func decodeLast(
+    package mutating func decodeLast(
         context: ChannelHandlerContext,
         buffer: inout ByteBuffer,
         seenEOF: Bool
@@ -37,7 +37,7 @@ public struct LineDecoder: ByteToMessageDecoder, Sendable {
     /// Takes the next complete line out of `buffer`, without the newline and trailing blanks.
     /// - Returns: the line, or `nil` when no newline has arrived yet.
     /// - Throws: ``LineTooLong`` when the line cannot fit in MPD's input buffer.
-    public mutating func nextLine(_ buffer: inout ByteBuffer) throws(LineTooLong) -> ByteBuffer? {
+    package mutating func nextLine(_ buffer: inout ByteBuffer) throws(LineTooLong) -> ByteBuffer? {
         let view = buffer.readableBytesView
         let searchStart = view.startIndex + scannedBytes
         guard let newline = view[searchStart...].firstIndex(of: UInt8(ascii: "\n")) else {

@@ -9,7 +9,7 @@ extension String {
     /// surrogate code points, line and paragraph separators, and every space but U+0020) by
     /// Unicode general category rather than by `{fmt}`'s own table, which may differ from it
     /// on characters assigned in a newer Unicode version.
-    public var mpdQuoted: String {
+    package var mpdQuoted: String {
         var out = "\""
         for scalar in unicodeScalars {
             switch scalar {

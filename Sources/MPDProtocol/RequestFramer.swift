@@ -10,9 +10,9 @@
 ///    that grows past its size limit closes the connection;
 /// 6. `command_list_begin` and `command_list_ok_begin` start a list;
 /// 7. anything else is one command.
-public struct RequestFramer: Sendable {
+package struct RequestFramer: Sendable {
     /// What the session must do with a line.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Run one command line.
         case execute([UInt8])
         /// Run the collected command list; `okMode` asks for `list_OK` after each success.
@@ -26,7 +26,7 @@ public struct RequestFramer: Sendable {
     }
 
     /// Why a connection is closed without an answer; for the log.
-    public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
+    package enum CloseReason: Sendable, Equatable, CustomStringConvertible {
         /// The first byte is not a lowercase ASCII letter.
         case malformedLine
         /// `idle` or `noidle` inside a command list.
@@ -36,7 +36,7 @@ public struct RequestFramer: Sendable {
         /// The command list exceeded `max_command_list_size`.
         case commandListTooLarge
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .malformedLine: "malformed command"
             case .idleInCommandList: "idle/noidle not possible in command list"
@@ -58,18 +58,18 @@ public struct RequestFramer: Sendable {
     /// Creates the framer of one connection.
     /// - Parameter maximumListSize: `max_command_list_size` in bytes; each collected line counts
     ///   its length plus one, as in MPD.
-    public init(maximumListSize: Int) {
+    package init(maximumListSize: Int) {
         self.maximumListSize = maximumListSize
     }
 
     /// Whether a command list is being collected.
-    public var isCollectingList: Bool { list != nil }
+    package var isCollectingList: Bool { list != nil }
 
     /// Classifies one line.
     /// - Parameters:
     ///   - line: the line without its newline and trailing blanks.
     ///   - isIdle: whether the client is waiting in `idle`.
-    public mutating func consume<Bytes: Collection<UInt8>>(_ line: Bytes, isIdle: Bool) -> Action {
+    package mutating func consume<Bytes: Collection<UInt8>>(_ line: Bytes, isIdle: Bool) -> Action {
         guard let first = line.first, (0x61...0x7A).contains(first) else { return .close(.malformedLine) }
         let isIdleWord = line.elementsEqual("idle".utf8)
         let isNoidleWord = line.elementsEqual("noidle".utf8)

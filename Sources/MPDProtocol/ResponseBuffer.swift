@@ -1,32 +1,32 @@
-public import NIOCore
+package import NIOCore
 
 /// Builds the body of a response: `key: value` lines and binary chunks, in MPD's framing.
 ///
 /// The session appends `OK`, `list_OK` or an `ACK` line itself; handlers only write content.
-public struct ResponseBuffer: Sendable {
+package struct ResponseBuffer: Sendable {
     /// The encoded bytes so far.
-    public private(set) var bytes: ByteBuffer
+    package private(set) var bytes: ByteBuffer
 
     /// Creates an empty response body.
-    public init(allocator: ByteBufferAllocator = ByteBufferAllocator()) {
+    package init(allocator: ByteBufferAllocator = ByteBufferAllocator()) {
         bytes = allocator.buffer(capacity: 256)
     }
 
     /// The number of bytes written so far.
-    public var count: Int { bytes.readableBytes }
+    package var count: Int { bytes.readableBytes }
 
     /// Appends `key: value\n`.
     ///
     /// A line break inside `value` would forge a protocol line, so each one becomes a space, as
     /// MPD's tag sanitiser does for values from files.
-    public mutating func append(_ key: String, _ value: String) {
+    package mutating func append(_ key: String, _ value: String) {
         var value = value
         value.withUTF8 { append(key, bytes: UnsafeRawBufferPointer($0)) }
     }
 
     /// Appends `key: value\n` with the value given as UTF-8 bytes; line breaks become spaces
     /// as in the `String` version.
-    public mutating func append(_ key: String, bytes value: UnsafeRawBufferPointer) {
+    package mutating func append(_ key: String, bytes value: UnsafeRawBufferPointer) {
         var key = key
         // One write per line: song blocks print tens of thousands of lines, and each separate
         // write checks capacity and uniqueness again.
@@ -47,13 +47,13 @@ public struct ResponseBuffer: Sendable {
     }
 
     /// Appends what another buffer holds.
-    public mutating func append(contentsOf other: ResponseBuffer) {
+    package mutating func append(contentsOf other: ResponseBuffer) {
         var other = other.bytes
         bytes.writeBuffer(&other)
     }
 
     /// Appends `key: value\n` for an integer value.
-    public mutating func append(_ key: String, _ value: some BinaryInteger) {
+    package mutating func append(_ key: String, _ value: some BinaryInteger) {
         guard let number = Int64(exactly: value) else { return append(key, String(value)) }
         // Digits written in place, not through a String: a queue listing prints two or three
         // numbers a song.
@@ -64,11 +64,11 @@ public struct ResponseBuffer: Sendable {
     }
 
     /// The most bytes ``writeDecimal(_:endingAt:in:)`` writes: `-9223372036854775808`.
-    public static let decimalWidth = 20
+    package static let decimalWidth = 20
 
     /// Writes `value` in decimal into `buffer` so that it ends just before `end`, and returns
     /// where it starts. `buffer` must have room for ``decimalWidth`` bytes before `end`.
-    public static func writeDecimal(_ value: Int64, endingAt end: Int, in buffer: UnsafeMutableRawBufferPointer) -> Int
+    package static func writeDecimal(_ value: Int64, endingAt end: Int, in buffer: UnsafeMutableRawBufferPointer) -> Int
     {
         var magnitude = value.magnitude
         var start = end
@@ -85,19 +85,19 @@ public struct ResponseBuffer: Sendable {
     }
 
     /// Appends a binary chunk: `binary: N\n`, the N bytes, and a newline.
-    public mutating func appendBinary(_ chunk: some Collection<UInt8>) {
+    package mutating func appendBinary(_ chunk: some Collection<UInt8>) {
         bytes.writeString("binary: \(chunk.count)\n")
         bytes.writeBytes(chunk)
         bytes.writeStaticString("\n")
     }
 
     /// Appends raw, already-formatted bytes.
-    public mutating func appendRaw(_ text: String) {
+    package mutating func appendRaw(_ text: String) {
         bytes.writeString(text)
     }
 
     /// Hands over what was written and starts empty again, for streaming long responses.
-    public mutating func take() -> ByteBuffer {
+    package mutating func take() -> ByteBuffer {
         let taken = bytes
         bytes = ByteBufferAllocator().buffer(capacity: 256)
         return taken

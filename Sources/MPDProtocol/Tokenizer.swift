@@ -1,18 +1,18 @@
 /// One tokenized command line: the command word and its arguments.
-public struct Request: Sendable, Equatable {
+package struct Request: Sendable, Equatable {
     /// The command word as the client sent it (not yet looked up).
-    public let command: String
+    package let command: String
     /// The arguments, unquoted and unescaped.
-    public let arguments: [String]
+    package let arguments: [String]
     /// Indices of arguments whose bytes were not valid UTF-8.
     ///
     /// MPD passes such bytes through; Swift strings cannot hold them, so the argument carries
     /// U+FFFD in their place and handlers that must reject invalid UTF-8 (playlist names,
     /// channel names) check this set.
-    public let invalidUTF8Arguments: Set<Int>
+    package let invalidUTF8Arguments: Set<Int>
 
     /// Creates a request from already-tokenized parts.
-    public init(command: String, arguments: [String], invalidUTF8Arguments: Set<Int> = []) {
+    package init(command: String, arguments: [String], invalidUTF8Arguments: Set<Int> = []) {
         self.command = command
         self.arguments = arguments
         self.invalidUTF8Arguments = invalidUTF8Arguments
@@ -25,14 +25,14 @@ public struct Request: Sendable, Equatable {
 /// an ASCII letter followed by letters, digits and `_`; an argument is either a run of bytes
 /// above 0x20 that contains neither `"` nor `'`, or a double-quoted string in which a backslash
 /// escapes the next byte and whose closing quote must be followed by a blank or the end.
-public enum Tokenizer {
+package enum Tokenizer {
     /// The most arguments one command may have. MPD's `COMMAND_ARGV_MAX` is `2 + 36 * 2` = 74
     /// in 0.24, and it counts the command name too (checked against MPD 0.23, whose 31 tags
     /// give 64: 63 arguments pass, the 64th is too many).
-    public static let maximumArguments = 73
+    package static let maximumArguments = 73
 
     /// Why a line could not be tokenized.
-    public enum Failure: Error, Sendable, Equatable {
+    package enum Failure: Error, Sendable, Equatable {
         /// The command word is malformed. MPD answers `ACK [5@n] {} message` and then closes
         /// the connection, because such a client does not speak the protocol.
         case badCommandWord(String)
@@ -42,7 +42,7 @@ public enum Tokenizer {
         case tooManyArguments
 
         /// The ACK this failure is answered with.
-        public var error: MPDError {
+        package var error: MPDError {
             switch self {
             case .badCommandWord(let message), .badArgument(let message): MPDError(.unknown, message)
             case .tooManyArguments: MPDError(.argument, "Too many arguments")
@@ -54,7 +54,7 @@ public enum Tokenizer {
     ///
     /// A NUL byte ends the line, as it does for MPD's C strings.
     /// - Throws: ``Failure`` with MPD's message.
-    public static func tokenize<Bytes: Collection<UInt8>>(_ line: Bytes) throws(Failure) -> Request {
+    package static func tokenize<Bytes: Collection<UInt8>>(_ line: Bytes) throws(Failure) -> Request {
         var bytes = Array(line)
         if let nul = bytes.firstIndex(of: 0) { bytes.removeSubrange(nul...) }
         var cursor = 0

@@ -1,31 +1,31 @@
 import Foundation
 import GRDB
 package import Logging
-public import MusicModel
+package import MusicModel
 
 /// The music library: MPD's database, the seed's `MPMediaLibrary`. Songs and directories live
 /// in SQLite; the scanner keeps them in line with the music directory; sessions query them
 /// concurrently.
-public final class Library: Sendable {
+package final class Library: Sendable {
     /// What the library needs from the configuration.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// `music_directory`, absolute.
-        public var musicDirectory: String
+        package var musicDirectory: String
         /// `db_file`.
-        public var databasePath: String
+        package var databasePath: String
         /// Lowercase file suffixes the decoder plays.
-        public var songSuffixes: Set<String>
+        package var songSuffixes: Set<String>
         /// The tags to store (`metadata_to_use`).
-        public var tagMask: TagMask
+        package var tagMask: TagMask
         /// `follow_inside_symlinks`.
-        public var followInsideSymlinks = true
+        package var followInsideSymlinks = true
         /// `follow_outside_symlinks`.
-        public var followOutsideSymlinks = true
+        package var followOutsideSymlinks = true
         /// Cover file names tried after MPD's own (`album_art_names`).
-        public var albumArtNames: [String] = []
+        package var albumArtNames: [String] = []
 
         /// Creates settings.
-        public init(musicDirectory: String, databasePath: String, songSuffixes: Set<String>, tagMask: TagMask) {
+        package init(musicDirectory: String, databasePath: String, songSuffixes: Set<String>, tagMask: TagMask) {
             self.musicDirectory = musicDirectory
             self.databasePath = databasePath
             self.songSuffixes = songSuffixes
@@ -41,12 +41,12 @@ public final class Library: Sendable {
     ]
 
     /// The settings the library runs with.
-    public let settings: Settings
+    package let settings: Settings
     let store: LibraryStore
     /// The scanner's view of the disk; `auto_update` watches by the same rules.
     let walker: DiskWalker
     /// The update job queue.
-    public let updates: UpdateService
+    package let updates: UpdateService
     let logger: Logger
 
     /// Opens the database (creating it on first start, as MPD does).
@@ -94,19 +94,19 @@ public final class Library: Sendable {
     /// start.
     /// - Returns: whether it started one: until it finishes, the database knows no song.
     @discardableResult
-    public func updateIfNew() throws -> Bool {
+    package func updateIfNew() throws -> Bool {
         let updated = try store.pool.read { db in try LibraryStore.meta(db, "db_update") }
         guard updated == nil else { return false }
         return (try? updates.enqueue("", rescan: false)) != nil
     }
 
     /// The absolute path of a URI relative to the music directory.
-    public func absolutePath(of uri: String) -> String {
+    package func absolutePath(of uri: String) -> String {
         uri.isEmpty ? settings.musicDirectory : settings.musicDirectory + "/" + uri
     }
 
     /// The figures `stats` prints.
-    public func statistics() async throws -> LibraryStatistics {
+    package func statistics() async throws -> LibraryStatistics {
         try store.read { db in try LibraryStatistics.load(db) }
     }
 }

@@ -4,12 +4,12 @@ extension AudioFormatPattern {
     /// A message and nothing else because every caller shows it as it is: the filter parser
     /// as a bad-argument ACK, `outputset` and the `allowed_formats` option in their own words
     /// around it. Not `MPDError`, so that Playback parses formats without the protocol.
-    public struct ParseError: Error, Sendable, Equatable {
+    package struct ParseError: Error, Sendable, Equatable {
         /// MPD's message for the failure.
-        public let message: String
+        package let message: String
 
         /// Creates an error with MPD's `message`.
-        public init(_ message: String) { self.message = message }
+        package init(_ message: String) { self.message = message }
     }
 
     /// Parses the operand of `AudioFormat ==` / `=~` as MPD's `ParseAudioFormat`
@@ -19,7 +19,7 @@ extension AudioFormatPattern {
     /// `dsdN:CHANNELS` (N even, 32...4096) is DSD at N × 44100 / 8 Hz. With `mask`, any field may
     /// be `*`. Numbers are read with `strtoul`, so blanks and a sign are accepted; the sample
     /// rate and channel count are checked after narrowing to 32 bits, as in MPD.
-    public static func parse(_ text: String, mask: Bool) throws(ParseError) -> AudioFormatPattern {
+    package static func parse(_ text: String, mask: Bool) throws(ParseError) -> AudioFormatPattern {
         // MPD reads a C string, so an embedded NUL ends the text.
         let bytes = Array(text.utf8.prefix { $0 != 0 })
         var index = 0

@@ -1,7 +1,7 @@
 /// The sort key of `find`/`search`/`playlistfind` (`sort TYPE`, `-TYPE` descending).
-public struct SortOrder: Sendable, Equatable {
+package struct SortOrder: Sendable, Equatable {
     /// What songs are compared by.
-    public enum Key: Sendable, Equatable {
+    package enum Key: Sendable, Equatable {
         /// A tag's sort value (byte order; `Track` and `Disc` numerically).
         case tag(TagType)
         /// `Last-Modified`.
@@ -13,12 +13,12 @@ public struct SortOrder: Sendable, Equatable {
     }
 
     /// What songs are compared by.
-    public var key: Key
+    package var key: Key
     /// A leading `-`.
-    public var descending: Bool
+    package var descending: Bool
 
     /// Creates a sort order.
-    public init(_ key: Key, descending: Bool = false) {
+    package init(_ key: Key, descending: Bool = false) {
         self.key = key
         self.descending = descending
     }
@@ -26,18 +26,18 @@ public struct SortOrder: Sendable, Equatable {
 
 /// The arguments of `find`, `search`, `findadd`, `searchadd` and `searchaddpl` after the
 /// filter has been separated from its trailing modifiers (MPD's `ParseDatabaseSelection`).
-public struct DatabaseSelection: Sendable, Equatable {
+package struct DatabaseSelection: Sendable, Equatable {
     /// The filter; `nil` matches every song.
-    public var filter: FilterExpression?
+    package var filter: FilterExpression?
     /// `sort TYPE`.
-    public var sort: SortOrder?
+    package var sort: SortOrder?
     /// `window START:END`.
-    public var window: RangeArgument?
+    package var window: RangeArgument?
     /// `position POS`, unparsed (its meaning depends on the queue).
-    public var position: String?
+    package var position: String?
 
     /// Creates a selection.
-    public init(
+    package init(
         filter: FilterExpression?, sort: SortOrder? = nil, window: RangeArgument? = nil, position: String? = nil
     ) {
         self.filter = filter
@@ -48,9 +48,9 @@ public struct DatabaseSelection: Sendable, Equatable {
 }
 
 /// What `list` asks for: `list TYPE [FILTER] [group TAG]... [window S:E]`.
-public struct ListSelection: Sendable, Equatable {
+package struct ListSelection: Sendable, Equatable {
     /// What is listed: a tag's values, or song URIs (`list file`).
-    public enum Subject: Sendable, Equatable {
+    package enum Subject: Sendable, Equatable {
         /// The distinct values of a tag.
         case tag(TagType)
         /// Song URIs (`list file`, `list filename`).
@@ -58,16 +58,16 @@ public struct ListSelection: Sendable, Equatable {
     }
 
     /// What is listed.
-    public var subject: Subject
+    package var subject: Subject
     /// Which songs count; `nil` for all.
-    public var filter: FilterExpression?
+    package var filter: FilterExpression?
     /// The `group` tags in the order given; the last one is the outermost level.
-    public var groups: [TagType]
+    package var groups: [TagType]
     /// `window START:END`, on the outermost level.
-    public var window: RangeArgument?
+    package var window: RangeArgument?
 
     /// Creates a list selection.
-    public init(subject: Subject, filter: FilterExpression?, groups: [TagType] = [], window: RangeArgument? = nil) {
+    package init(subject: Subject, filter: FilterExpression?, groups: [TagType] = [], window: RangeArgument? = nil) {
         self.subject = subject
         self.filter = filter
         self.groups = groups
@@ -76,14 +76,14 @@ public struct ListSelection: Sendable, Equatable {
 }
 
 /// What `count` and `searchcount` ask for: `FILTER [group TAG]`.
-public struct CountSelection: Sendable, Equatable {
+package struct CountSelection: Sendable, Equatable {
     /// Which songs count; `nil` for all (allowed only with a group).
-    public var filter: FilterExpression?
+    package var filter: FilterExpression?
     /// `group TAG`.
-    public var group: TagType?
+    package var group: TagType?
 
     /// Creates a count selection.
-    public init(filter: FilterExpression?, group: TagType? = nil) {
+    package init(filter: FilterExpression?, group: TagType? = nil) {
         self.filter = filter
         self.group = group
     }

@@ -2,7 +2,7 @@ extension FilterExpression {
     /// The filter simplified as MPD's `SongFilter::Optimize` does before it prints one: nested
     /// ANDs are merged into their parent, an AND of one item becomes that item, and a NOT
     /// around a tag or URI comparison becomes the negated comparison. A double NOT stays.
-    public var optimized: FilterExpression {
+    package var optimized: FilterExpression {
         switch self {
         case .and(let operands):
             var items: [FilterExpression] = []

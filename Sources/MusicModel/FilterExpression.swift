@@ -4,7 +4,7 @@
 /// Case folding is resolved at parse time: every string predicate carries whether it compares
 /// folded, from the command's default (`find` exact, `search` folded) or its `_cs`/`_ci`
 /// operator. Several filter arguments are AND-ed into one ``and(_:)``.
-public indirect enum FilterExpression: Sendable, Equatable {
+package indirect enum FilterExpression: Sendable, Equatable {
     /// A tag compared value by value, with MPD's fallbacks (`AlbumArtist` falls back to
     /// `Artist`, …): matches when any value matches.
     case tag(TagType, StringPredicate)
@@ -29,9 +29,9 @@ public indirect enum FilterExpression: Sendable, Equatable {
 }
 
 /// How a string (a tag value or a URI) is compared: MPD's `StringFilter`.
-public struct StringPredicate: Sendable, Equatable {
+package struct StringPredicate: Sendable, Equatable {
     /// The comparison.
-    public enum Operator: Sendable, Equatable {
+    package enum Operator: Sendable, Equatable {
         /// The whole value is equal (`==`, `eq_cs`, `eq_ci`).
         case equals
         /// The value contains the operand (`contains`, old-style `search`).
@@ -43,16 +43,16 @@ public struct StringPredicate: Sendable, Equatable {
     }
 
     /// The comparison.
-    public var `operator`: Operator
+    package var `operator`: Operator
     /// `!=`, `!contains`, `!~`, …: the predicate holds when no value matches.
-    public var negated: Bool
+    package var negated: Bool
     /// The operand, unescaped. An empty operand with ``Operator/equals`` matches a missing tag.
-    public var value: String
+    package var value: String
     /// Compare case-insensitively (MPD: NFKC case folding).
-    public var foldCase: Bool
+    package var foldCase: Bool
 
     /// Creates a predicate.
-    public init(_ operator: Operator, _ value: String, negated: Bool = false, foldCase: Bool) {
+    package init(_ operator: Operator, _ value: String, negated: Bool = false, foldCase: Bool) {
         self.operator = `operator`
         self.value = value
         self.negated = negated
@@ -62,18 +62,18 @@ public struct StringPredicate: Sendable, Equatable {
 
 /// An audio format filter operand: `RATE:BITS:CHANNELS`, where a mask match (`=~`) allows `*`
 /// in any field.
-public struct AudioFormatPattern: Sendable, Equatable {
+package struct AudioFormatPattern: Sendable, Equatable {
     /// The sample rate, or `nil` for `*`.
-    public var sampleRate: UInt32?
+    package var sampleRate: UInt32?
     /// The sample format as MPD prints it (`8`, `16`, `24`, `32`, `f`, `dsd`), or `nil` for `*`.
-    public var bits: String?
+    package var bits: String?
     /// The channel count, or `nil` for `*`.
-    public var channels: UInt8?
+    package var channels: UInt8?
     /// `=~`: fields given as `*` match anything. `==` compares the whole format.
-    public var isMask: Bool
+    package var isMask: Bool
 
     /// Creates a pattern.
-    public init(sampleRate: UInt32?, bits: String?, channels: UInt8?, isMask: Bool) {
+    package init(sampleRate: UInt32?, bits: String?, channels: UInt8?, isMask: Bool) {
         self.sampleRate = sampleRate
         self.bits = bits
         self.channels = channels

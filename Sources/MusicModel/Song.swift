@@ -1,35 +1,35 @@
 /// One tag value of a song, in the order the file gave it.
-public struct TagValue: Sendable, Equatable {
+package struct TagValue: Sendable, Equatable {
     /// The tag type.
-    public var type: TagType
+    package var type: TagType
     /// The value, as read from the file (trimmed of control characters).
-    public var value: String
+    package var value: String
 
     /// Creates a tag value.
-    public init(_ type: TagType, _ value: String) {
+    package init(_ type: TagType, _ value: String) {
         self.type = type
         self.value = value
     }
 }
 
 /// A song of the library: what MPD's `LightSong` holds, as every layer passes it around.
-public struct Song: Sendable, Equatable {
+package struct Song: Sendable, Equatable {
     /// The URI relative to the music directory.
-    public var uri: String
+    package var uri: String
     /// The file's modification time (UNIX seconds).
-    public var lastModified: Int64
+    package var lastModified: Int64
     /// When the song first entered the database (UNIX seconds).
-    public var added: Int64
+    package var added: Int64
     /// The audio format string, when known.
-    public var audioFormat: String?
+    package var audioFormat: String?
     /// The duration in seconds, when known.
-    public var duration: Double?
+    package var duration: Double?
     /// The tags in the order MPD reports them for the file's format (file order for Vorbis
     /// comments), which is the order song blocks print.
-    public var tags: [TagValue]
+    package var tags: [TagValue]
 
     /// Creates a song.
-    public init(
+    package init(
         uri: String, lastModified: Int64, added: Int64, audioFormat: String?, duration: Double?, tags: [TagValue]
     ) {
         self.uri = uri

@@ -1,6 +1,6 @@
 /// The song tags of MPD 0.24, in MPD's order, with the names MPD gives them (in responses,
 /// filters, sticker types and `metadata_to_use`).
-public enum TagType: Int, CaseIterable, Sendable, Hashable {
+package enum TagType: Int, CaseIterable, Sendable, Hashable {
     case artist, artistSort, album, albumSort, albumArtist, albumArtistSort, title, titleSort, track
     case name, genre, mood, date, originalDate, composer, composerSort, performer, conductor, work
     case movement, movementNumber, showMovement, ensemble, location, grouping, comment, disc, label
@@ -8,7 +8,7 @@ public enum TagType: Int, CaseIterable, Sendable, Hashable {
     case musicBrainzReleaseTrackID, musicBrainzWorkID, musicBrainzReleaseGroupID
 
     /// MPD's name for the tag, as responses print it.
-    public var name: String {
+    package var name: String {
         switch self {
         case .artist: "Artist"
         case .artistSort: "ArtistSort"
@@ -53,53 +53,53 @@ public enum TagType: Int, CaseIterable, Sendable, Hashable {
     )
 
     /// Looks up a tag by name, ignoring case (MPD's `tag_name_parse_i`).
-    public init?(name: String) {
+    package init?(name: String) {
         guard let tag = Self.byLowercasedName[name.lowercased()] else { return nil }
         self = tag
     }
 }
 
 /// A set of tag types, such as a client's `tagtypes` selection.
-public struct TagMask: Sendable, Hashable {
+package struct TagMask: Sendable, Hashable {
     /// One bit per ``TagType`` raw value.
-    public private(set) var bits: UInt64
+    package private(set) var bits: UInt64
 
     /// Creates a mask from its bits.
-    public init(bits: UInt64) { self.bits = bits & TagMask.all.bits }
+    package init(bits: UInt64) { self.bits = bits & TagMask.all.bits }
 
     /// Creates a mask holding `tags`.
-    public init(_ tags: some Sequence<TagType>) {
+    package init(_ tags: some Sequence<TagType>) {
         bits = tags.reduce(0) { $0 | (1 << UInt64($1.rawValue)) }
     }
 
     /// Every tag.
-    public static let all = TagMask(bits: (1 << UInt64(TagType.allCases.count)) - 1, unchecked: ())
+    package static let all = TagMask(bits: (1 << UInt64(TagType.allCases.count)) - 1, unchecked: ())
     /// No tag.
-    public static let none = TagMask(bits: 0, unchecked: ())
+    package static let none = TagMask(bits: 0, unchecked: ())
     /// MPD's default `metadata_to_use`: every tag but `Comment`.
-    public static let defaultMetadata = TagMask(TagType.allCases.filter { $0 != .comment })
+    package static let defaultMetadata = TagMask(TagType.allCases.filter { $0 != .comment })
 
     private init(bits: UInt64, unchecked: Void) { self.bits = bits }
 
     /// Whether `tag` is in the mask.
-    public func contains(_ tag: TagType) -> Bool { bits & (1 << UInt64(tag.rawValue)) != 0 }
+    package func contains(_ tag: TagType) -> Bool { bits & (1 << UInt64(tag.rawValue)) != 0 }
 
     /// The tags in the mask, in MPD's order.
-    public var tags: [TagType] { TagType.allCases.filter(contains) }
+    package var tags: [TagType] { TagType.allCases.filter(contains) }
 
     /// The union of two masks.
-    public func union(_ other: TagMask) -> TagMask { TagMask(bits: bits | other.bits, unchecked: ()) }
+    package func union(_ other: TagMask) -> TagMask { TagMask(bits: bits | other.bits, unchecked: ()) }
     /// The tags in both masks.
-    public func intersection(_ other: TagMask) -> TagMask { TagMask(bits: bits & other.bits, unchecked: ()) }
+    package func intersection(_ other: TagMask) -> TagMask { TagMask(bits: bits & other.bits, unchecked: ()) }
     /// The tags of this mask that are not in `other`.
-    public func subtracting(_ other: TagMask) -> TagMask { TagMask(bits: bits & ~other.bits, unchecked: ()) }
+    package func subtracting(_ other: TagMask) -> TagMask { TagMask(bits: bits & ~other.bits, unchecked: ()) }
 }
 
 extension TagMask {
     /// The tags a `metadata_to_use` setting selects (MPD's `TagLoadConfig`): `nil` for the
     /// default, `none` for no tag, names for exactly those, or `+NAME`/`-NAME` entries that
     /// edit the default. Unknown names are ignored.
-    public init(metadataToUse names: [String]?) {
+    package init(metadataToUse names: [String]?) {
         guard let names else {
             self = .defaultMetadata
             return

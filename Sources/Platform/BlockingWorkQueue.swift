@@ -11,17 +11,17 @@ import Dispatch
 /// in the order they came, so it also serialises what two sessions change together. It is a
 /// Dispatch queue rather than Swift's global executor because the work blocks: that executor
 /// has one thread per core, which a few `fsync`s would take from every other task.
-public final class BlockingWorkQueue: Sendable {
+package final class BlockingWorkQueue: Sendable {
     private let queue: DispatchQueue
 
     /// A queue whose thread is named `label` in Dispatch's reports.
-    public init(label: String) {
+    package init(label: String) {
         queue = DispatchQueue(label: label)
     }
 
     /// Runs `body` on the queue after the work queued before it, and returns what it returns
     /// (or throws what it throws) once it is done; the caller's thread is free meanwhile.
-    public func run<Value: Sendable, Failure: Error>(
+    package func run<Value: Sendable, Failure: Error>(
         _ body: @escaping @Sendable () throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         let result: Result<Value, Failure> = await withCheckedContinuation { continuation in

@@ -7,9 +7,9 @@ import Glibc
 /// and even then not always (it checks the thread's identity, which the starting thread may
 /// not have stored yet); Swift's Glibc module has no `pthread_setname_np` (it needs
 /// `_GNU_SOURCE`). The new thread names itself through `/proc/thread-self/comm` instead.
-public enum NamedThread {
+package enum NamedThread {
     /// Starts `body` on a new thread named `name`, of which the kernel keeps 15 bytes.
-    public static func start(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
+    package static func start(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
         let thread = Thread {
             let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
             if comm >= 0 {

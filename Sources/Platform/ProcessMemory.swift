@@ -6,17 +6,17 @@ import CMalloc
 /// meets a locked arena a new one (up to eight per core), and each arena keeps what was freed
 /// in it: a scan's short-lived tag strings and rows, freed across a dozen threads, would stay
 /// resident long after the scan.
-public enum ProcessMemory {
+package enum ProcessMemory {
     /// Caps the number of malloc arenas; call it first thing, before threads allocate.
     /// Tonearm's threads allocate little on their hot paths (the audio threads not at all), so
     /// a couple of arenas cost no measurable contention.
-    public static func limitArenas(to count: Int32) {
+    package static func limitArenas(to count: Int32) {
         _ = mallopt(M_ARENA_MAX, count)
     }
 
     /// Hands the free pages of every arena back to the kernel (after a scan, whose garbage is
     /// spread over pages that would otherwise stay resident).
-    public static func returnFreePages() {
+    package static func returnFreePages() {
         _ = malloc_trim(0)
     }
 }

@@ -1,28 +1,28 @@
 /// Reads a playlist entry the way MPD's `playlist_check_translate_song` does before it looks the
 /// song up: relative to the playlist's folder, with `.` and `..` segments removed, and absolute
 /// paths (or `file://` URIs) inside the music directory turned into library URIs.
-public struct PlaylistEntryResolver: Sendable {
+package struct PlaylistEntryResolver: Sendable {
     /// Where an entry points.
-    public struct Target: Sendable, Equatable {
+    package struct Target: Sendable, Equatable {
         /// The URI MPD prints for the entry when the song is not in the database: the entry
         /// after translation.
-        public var uri: String
+        package var uri: String
         /// Whether ``uri`` is a library URI worth looking up in the database. URLs, paths
         /// outside the music directory and URIs with empty segments never name a library song.
-        public var isLibraryURI: Bool
+        package var isLibraryURI: Bool
 
         /// Creates a target.
-        public init(uri: String, isLibraryURI: Bool) {
+        package init(uri: String, isLibraryURI: Bool) {
             self.uri = uri
             self.isLibraryURI = isLibraryURI
         }
     }
 
     /// `music_directory` without a trailing slash.
-    public let musicDirectory: String
+    package let musicDirectory: String
 
     /// Creates a resolver for the library at `musicDirectory`.
-    public init(musicDirectory: String) {
+    package init(musicDirectory: String) {
         var root = musicDirectory
         while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
         self.musicDirectory = root
@@ -30,7 +30,7 @@ public struct PlaylistEntryResolver: Sendable {
 
     /// Where `entry` points when it was read from a playlist in the folder `base` (a library
     /// URI; `""` for the root and for stored playlists, whose entries are relative to the root).
-    public func resolve(_ entry: String, base: String) -> Target {
+    package func resolve(_ entry: String, base: String) -> Target {
         if entry.utf8.count >= 7, entry.prefix(7).lowercased() == "file://" {
             let path = String(entry.dropFirst(7))
             guard path.hasPrefix("/"), let uri = libraryURI(ofPath: Self.squashDotSegments(path)) else {
@@ -49,7 +49,7 @@ public struct PlaylistEntryResolver: Sendable {
     }
 
     /// The library URI of an absolute path below the music directory, else `nil`.
-    public func libraryURI(ofPath path: String) -> String? {
+    package func libraryURI(ofPath path: String) -> String? {
         let prefix = musicDirectory == "/" ? "/" : musicDirectory + "/"
         guard path.hasPrefix(prefix), path.count > prefix.count else { return nil }
         return String(path.dropFirst(prefix.count))
@@ -58,7 +58,7 @@ public struct PlaylistEntryResolver: Sendable {
     /// MPD's `uri_squash_dot_segments`: `.` segments go, each `..` takes the segment before it
     /// along, and `..` segments with nothing left before them are dropped. Empty segments stay
     /// (`a//b` is kept, and then names nothing).
-    public static func squashDotSegments(_ uri: String) -> String {
+    package static func squashDotSegments(_ uri: String) -> String {
         var kept: [Substring] = []
         var skips = 0
         for segment in uri.split(separator: "/", omittingEmptySubsequences: false).reversed() where segment != "." {
@@ -74,7 +74,7 @@ public struct PlaylistEntryResolver: Sendable {
     }
 
     /// A relative URI every segment of which is a real name (MPD 0.24.11's `uri_safe_local`).
-    public static func isSafeLocal(_ uri: String) -> Bool {
+    package static func isSafeLocal(_ uri: String) -> Bool {
         !uri.isEmpty
             && uri.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
                 !$0.isEmpty && $0 != "." && $0 != ".."
@@ -83,7 +83,7 @@ public struct PlaylistEntryResolver: Sendable {
 
     /// The folder of a library URI (`""` for one at the root), against which a playlist's
     /// relative entries are read.
-    public static func folder(of uri: String) -> String {
+    package static func folder(of uri: String) -> String {
         guard let slash = uri.lastIndex(of: "/") else { return "" }
         return String(uri[..<slash])
     }

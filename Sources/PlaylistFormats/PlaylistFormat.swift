@@ -4,7 +4,7 @@
 /// Parsing yields the entries as written (URIs or paths, not yet resolved against the
 /// playlist's folder or the database): ``PlaylistEntryResolver`` does that, as MPD's
 /// `playlist_check_translate_song` does after its playlist plugins.
-public enum PlaylistFormat: Sendable, Equatable {
+package enum PlaylistFormat: Sendable, Equatable {
     /// One entry a line; `#` lines (`#EXTM3U`, `#EXTINF`) and blank lines are skipped.
     case m3u
     /// `[playlist]` with `FileN=` keys, ordered by N.
@@ -12,7 +12,7 @@ public enum PlaylistFormat: Sendable, Equatable {
 
     /// The format a playlist file's suffix names (ASCII case ignored), or `nil` when Tonearm
     /// cannot read it (`.xspf`, `.asx`, `.cue` are listed by the scanner but not read yet).
-    public init?(suffixOf path: String) {
+    package init?(suffixOf path: String) {
         guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
         switch path[path.index(after: dot)...].lowercased() {
         case "m3u", "m3u8": self = .m3u
@@ -22,7 +22,7 @@ public enum PlaylistFormat: Sendable, Equatable {
     }
 
     /// The entries of a playlist file's text.
-    public func entries(of text: String) -> [String] {
+    package func entries(of text: String) -> [String] {
         switch self {
         case .m3u: return Self.m3uEntries(text, stripWhitespace: true)
         case .pls: return Self.plsEntries(text)
@@ -32,7 +32,7 @@ public enum PlaylistFormat: Sendable, Equatable {
     /// The lines of an `.m3u` that name songs. MPD's m3u plugin strips blanks around each line
     /// when it plays a playlist; its stored-playlist editor keeps them (only a trailing `\r` goes),
     /// which `stripWhitespace: false` reproduces.
-    public static func m3uEntries(_ text: String, stripWhitespace: Bool) -> [String] {
+    package static func m3uEntries(_ text: String, stripWhitespace: Bool) -> [String] {
         var entries: [String] = []
         for rawLine in lines(of: text) {
             var line = Substring(rawLine)
@@ -53,7 +53,7 @@ public enum PlaylistFormat: Sendable, Equatable {
     /// The `FileN` entries of a `.pls` `[playlist]` section in the order of N (entries without a
     /// file are left out). Keys are compared without ASCII case; `NumberOfEntries` is not needed,
     /// since what the `File` keys say is what the playlist holds.
-    public static func plsEntries(_ text: String) -> [String] {
+    package static func plsEntries(_ text: String) -> [String] {
         var inSection = false
         var files: [Int: String] = [:]
         for rawLine in lines(of: text) {
@@ -80,7 +80,7 @@ public enum PlaylistFormat: Sendable, Equatable {
 
     /// The text of a stored playlist (MPD's `playlist_print_uri`): one entry a line, nothing
     /// else; no `#EXTM3U` header.
-    public static func m3uText(_ entries: [String]) -> String {
+    package static func m3uText(_ entries: [String]) -> String {
         entries.map { $0 + "\n" }.joined()
     }
 }

@@ -1,36 +1,36 @@
 package import Logging
-public import MPDProtocol
-public import MediaLibrary
-public import MusicModel
-public import Playback
-public import Settings
+package import MPDProtocol
+package import MediaLibrary
+package import MusicModel
+package import Playback
+package import Settings
 import Synchronization
 
 /// The services every session shares: configuration, the idle bus, the command table.
-public final class ServerContext: Sendable {
+package final class ServerContext: Sendable {
     /// The configuration the server runs with.
-    public let configuration: TonearmConfiguration
+    package let configuration: TonearmConfiguration
     /// Where idle events are raised.
-    public let idleBus: IdleBus
+    package let idleBus: IdleBus
     /// The implemented commands.
-    public let commands: CommandTable
+    package let commands: CommandTable
     /// The tags the server keeps (`metadata_to_use`); clients see at most these.
-    public let metadataTags: TagMask
+    package let metadataTags: TagMask
     /// What the decoder understands, for `decoders`.
-    public let decoders: DecoderCatalog
+    package let decoders: DecoderCatalog
     /// The music database; `nil` when none could be opened (commands answer `No database`).
-    public let library: Library?
+    package let library: Library?
     /// The sticker database (`sticker_file`); `nil` when none is configured, which hides the
     /// sticker commands as in MPD.
-    public let stickers: StickerStore?
+    package let stickers: StickerStore?
     /// The clients' channel subscriptions and message queues (client-to-client messages).
     let channels = ChannelRegistry()
     /// When the server started, for `stats`' `uptime`.
-    public let startTime = ContinuousClock.now
+    package let startTime = ContinuousClock.now
     /// The partitions, each with its queue, player, mixer and outputs; `default` first.
-    public let partitions: PartitionSet
+    package let partitions: PartitionSet
     /// The stored playlists in `playlist_directory`; changes raise idle `stored_playlist`.
-    public let storedPlaylists: StoredPlaylists
+    package let storedPlaylists: StoredPlaylists
     /// What `kill` runs: set by ``TonearmServer`` (or a test) once the context exists, as the
     /// server that the context is part of is made after it.
     private let shutdownHandler = Mutex<(@Sendable () -> Void)?>(nil)
@@ -66,31 +66,31 @@ public final class ServerContext: Sendable {
     }
 
     /// The library, or `ACK 50 No database` when the server has none.
-    public func requireLibrary() throws(MPDError) -> Library {
+    package func requireLibrary() throws(MPDError) -> Library {
         guard let library else { throw MPDError(.noExist, "No database") }
         return library
     }
 
     /// The sticker database, or MPD's `ACK 5 sticker database is disabled` without one.
-    public func requireStickers() throws(MPDError) -> StickerStore {
+    package func requireStickers() throws(MPDError) -> StickerStore {
         guard let stickers else { throw MPDError(.unknown, "sticker database is disabled") }
         return stickers
     }
 
     /// The partition a session is in (`default` should it be gone, which `delpartition`
     /// prevents while the partition has clients).
-    public func partition(for session: SessionState) -> Partition {
+    package func partition(for session: SessionState) -> Partition {
         partitions.named(session.partition) ?? partitions.defaultPartition
     }
 
     /// The player of the partition a session is in.
-    public func player(for session: SessionState) -> PlayerController { partition(for: session).player }
+    package func player(for session: SessionState) -> PlayerController { partition(for: session).player }
 
     /// The default partition's player.
-    public var player: PlayerController { partitions.defaultPartition.player }
+    package var player: PlayerController { partitions.defaultPartition.player }
 
     /// Asks the server to shut down cleanly (`kill`).
-    public func requestShutdown() {
+    package func requestShutdown() {
         let handler = shutdownHandler.withLock { $0 }
         handler?()
     }
@@ -101,7 +101,7 @@ public final class ServerContext: Sendable {
     }
 
     /// The permissions a client with `password` gets, or `nil` when no password matches.
-    public func permissions(forPassword password: String) -> Permissions? {
+    package func permissions(forPassword password: String) -> Permissions? {
         configuration.passwords.first { $0.password == password }?.permissions
     }
 }

@@ -1,9 +1,9 @@
-public import Logging
+package import Logging
 import MPDProtocol
-public import MediaLibrary
+package import MediaLibrary
 import MusicModel
 import Playback
-public import ServiceLifecycle
+import ServiceLifecycle
 
 /// Keeps the partitions' state in `state_file` (MPD's `StateFile`): restores it at start,
 /// writes it every `state_file_interval` while it changes, and once more at shutdown, so a
@@ -16,7 +16,7 @@ public import ServiceLifecycle
 /// On the first start, while the new database's first scan runs, no song is known: a file that
 /// names songs (MPD's, on a move) is then restored once that scan has finished, and is not
 /// overwritten before, so that its queue is neither lost nor replaced by an empty one.
-public struct StateFileService: Service, CustomStringConvertible {
+package struct StateFileService: Service, CustomStringConvertible {
     private let path: String
     private let interval: Duration
     private let restorePaused: Bool
@@ -26,7 +26,7 @@ public struct StateFileService: Service, CustomStringConvertible {
     private let logger: Logger
 
     /// The name ServiceLifecycle logs (rather than every field of the struct).
-    public var description: String { "StateFile" }
+    package var description: String { "StateFile" }
 
     /// Creates the service.
     /// - Parameters:
@@ -34,7 +34,7 @@ public struct StateFileService: Service, CustomStringConvertible {
     ///   - restorePaused: `restore_paused`: start paused where the file says playing.
     ///   - firstScanRunning: the database is new and its first scan has started
     ///     (``Library/updateIfNew()``).
-    public init(
+    package init(
         path: String, interval: Int, restorePaused: Bool, partitions: PartitionSet, library: Library?,
         firstScanRunning: Bool = false, logger: Logger
     ) {
@@ -50,7 +50,7 @@ public struct StateFileService: Service, CustomStringConvertible {
     /// Saves on change until graceful shutdown, then saves a last time. Call ``restore()``
     /// first, before clients can connect; a file it left for the first scan is restored here,
     /// once that scan has finished.
-    public func run() async throws {
+    package func run() async throws {
         if firstScanRunning, let saved = StateFile.readServer(from: path), waitsForFirstScan(saved) {
             // Polled, so that a graceful shutdown ends the wait at once.
             let scanned: Void? = try? await cancelWhenGracefulShutdown { [library] in
@@ -77,7 +77,7 @@ public struct StateFileService: Service, CustomStringConvertible {
     /// Reads the file and gives each partition its queue and outputs back, making the
     /// partitions it names; songs no longer in the database are skipped. A file that names songs
     /// while the first scan runs is left to ``run()``.
-    public func restore() async {
+    package func restore() async {
         guard let saved = StateFile.readServer(from: path) else { return }
         guard !waitsForFirstScan(saved) else {
             logger.notice("the database is new: the state file \(path) is restored once the first update has finished")

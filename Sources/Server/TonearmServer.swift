@@ -1,8 +1,8 @@
-public import Logging
+package import Logging
 import MPDProtocol
-public import NIOCore
-public import NIOPosix
-public import ServiceLifecycle
+package import NIOCore
+import NIOPosix
+import ServiceLifecycle
 import Settings
 import Synchronization
 
@@ -12,9 +12,9 @@ import Synchronization
 
 /// The MPD-protocol server: listens on every configured address and serves each client in its
 /// own session until shutdown.
-public final class TonearmServer: Service {
+package final class TonearmServer: Service {
     /// The services the sessions share.
-    public let context: ServerContext
+    package let context: ServerContext
     private let logger: Logger
     private let eventLoopGroup: any EventLoopGroup
     private let registry: ConnectionRegistry
@@ -31,7 +31,7 @@ public final class TonearmServer: Service {
     ///   - onListening: called once every listener accepts connections, with the TCP ports among
     ///     them (the real ones, also with `--port 0`; none for Unix sockets): for `READY=1`, and
     ///     what Zeroconf announces.
-    public init(
+    package init(
         context: ServerContext,
         logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
@@ -53,11 +53,11 @@ public final class TonearmServer: Service {
     }
 
     /// The addresses the server listens on, once ``run()`` has bound them.
-    public var localAddresses: [SocketAddress] { boundAddresses.withLock { $0 } }
+    package var localAddresses: [SocketAddress] { boundAddresses.withLock { $0 } }
 
     /// Binds every listener, then serves until graceful shutdown or ``stop()``.
     /// - Throws: when a listener cannot be bound.
-    public func run() async throws {
+    package func run() async throws {
         for address in HostPermissionMatcher.unreadableEntries(in: context.configuration) {
             logger.warning("host_permissions entry ignored, not an IP address or network: \(address)")
         }
@@ -105,7 +105,7 @@ public final class TonearmServer: Service {
     }
 
     /// Stops listening and closes every client connection; ``run()`` then returns.
-    public func stop() {
+    package func stop() {
         context.requestShutdown()
     }
 }

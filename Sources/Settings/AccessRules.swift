@@ -1,13 +1,13 @@
 /// One `password "SECRET@perm,perm"` line: a client sending `password SECRET` gets exactly
 /// these permissions.
-public struct PasswordEntry: Sendable, Equatable {
+package struct PasswordEntry: Sendable, Equatable {
     /// The secret, compared byte for byte.
-    public var password: String
+    package var password: String
     /// What the password grants.
-    public var permissions: Permissions
+    package var permissions: Permissions
 
     /// Creates a password entry.
-    public init(password: String, permissions: Permissions) {
+    package init(password: String, permissions: Permissions) {
         self.password = password
         self.permissions = permissions
     }
@@ -15,21 +15,21 @@ public struct PasswordEntry: Sendable, Equatable {
 
 /// One `host_permissions "ADDRESS[/PREFIX] perm,perm"` line: TCP clients from that address or
 /// network start with these permissions instead of `default_permissions`.
-public struct HostPermission: Sendable, Equatable {
+package struct HostPermission: Sendable, Equatable {
     /// A numeric IPv4 or IPv6 address, optionally with `/PREFIX`.
-    public var address: String
+    package var address: String
     /// What clients from there get.
-    public var permissions: Permissions
+    package var permissions: Permissions
 
     /// Creates a host permission entry.
-    public init(address: String, permissions: Permissions) {
+    package init(address: String, permissions: Permissions) {
         self.address = address
         self.permissions = permissions
     }
 }
 
 /// One `bind_to_address` value.
-public enum BindAddress: Sendable, Equatable {
+package enum BindAddress: Sendable, Equatable {
     /// `any`: every interface, on `port` unless the value names its own.
     case any(port: Int?)
     /// A host name or numeric address, with an optional port of its own.
@@ -40,7 +40,7 @@ public enum BindAddress: Sendable, Equatable {
     /// Parses `any`, `any:PORT`, `HOST`, `HOST:PORT`, `[V6]`, `[V6]:PORT`, `V6` or a socket path.
     /// Paths must already be expanded by the caller.
     /// - Returns: nil when a port is given but is not a number from 1 to 65535.
-    public init?(parsing value: String) {
+    package init?(parsing value: String) {
         if value.hasPrefix("/") {
             self = .unixSocket(path: value)
             return

@@ -1,24 +1,24 @@
 /// One `audio_output { … }` block. Tonearm reads the keys every output has here; the keys of
 /// one plugin (`device`, `command`, `path`, `mixer_control`, …) stay in ``settings`` for the
 /// output that uses them.
-public struct AudioOutputConfiguration: Sendable, Equatable {
+package struct AudioOutputConfiguration: Sendable, Equatable {
     /// The plugin: `alsa`, `null`, `pipe`, `fifo`, … (`type`).
-    public var type: String
+    package var type: String
     /// The name clients see in `outputs` (`name`).
-    public var name: String
+    package var name: String
     /// Whether the output starts enabled (`enabled`, default yes).
-    public var enabled: Bool
+    package var enabled: Bool
     /// This output's mixer (`mixer_type`), or nil for the global `mixer_type`.
-    public var mixerType: MixerType?
+    package var mixerType: MixerType?
     /// The forced sample format (`format`, such as `44100:16:2`), or nil for the song's own.
-    public var format: String?
+    package var format: String?
     /// Every key of the block, including the ones above, for plugin-specific options.
-    public var settings: [String: String]
+    package var settings: [String: String]
     /// Where the block is, for messages about it.
-    public var origin: ConfigOrigin?
+    package var origin: ConfigOrigin?
 
     /// Creates an output configuration.
-    public init(
+    package init(
         type: String, name: String, enabled: Bool = true, mixerType: MixerType? = nil,
         format: String? = nil, settings: [String: String] = [:], origin: ConfigOrigin? = nil
     ) {
@@ -33,7 +33,7 @@ public struct AudioOutputConfiguration: Sendable, Equatable {
 }
 
 /// How volume is changed (`mixer_type`).
-public enum MixerType: String, Sendable, Equatable, CaseIterable {
+package enum MixerType: String, Sendable, Equatable, CaseIterable {
     /// The device's own mixer (ALSA simple mixer).
     case hardware
     /// Scaling the samples before they reach the device.
@@ -45,16 +45,16 @@ public enum MixerType: String, Sendable, Equatable, CaseIterable {
 }
 
 /// How replay gain is applied (`replaygain`, and the `replay_gain_mode` command).
-public enum ReplayGainMode: String, Sendable, Equatable, CaseIterable {
+package enum ReplayGainMode: String, Sendable, Equatable, CaseIterable {
     case off, track, album, auto
 }
 
 /// The minimum severity that reaches the log (`log_level`).
-public enum LogLevel: String, Sendable, Equatable, CaseIterable {
+package enum LogLevel: String, Sendable, Equatable, CaseIterable {
     case error, warning, notice, info, verbose
 
     /// Parses MPD's level names, including the pre-0.22 `default` (notice) and `secure` (info).
-    public init?(configValue: String) {
+    package init?(configValue: String) {
         switch configValue {
         case "default": self = .notice
         case "secure": self = .info

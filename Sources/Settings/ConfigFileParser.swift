@@ -5,20 +5,20 @@ import Foundation
 /// to the including file), the way MPD's `src/config/File.cxx` reads it.
 ///
 /// The parser knows no option names; ``ConfigurationLoader`` gives the lines their meaning.
-public struct ConfigFileParser: Sendable {
+package struct ConfigFileParser: Sendable {
     /// How deep includes may nest before the parser assumes a loop.
     static let maximumIncludeDepth = 16
 
     private let expander: PathExpander
 
     /// Creates a parser that expands `~` and `$XDG_…` in include paths with `environment`.
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         expander = PathExpander(environment: environment)
     }
 
     /// Parses the file at `path` and every file it includes.
     /// - Throws: ``ConfigurationError`` naming the file and line of the first error.
-    public func parse(file path: String) throws(ConfigurationError) -> ConfigDocument {
+    package func parse(file path: String) throws(ConfigurationError) -> ConfigDocument {
         var document = ConfigDocument()
         try parse(file: path, includedFrom: nil, depth: 0, into: &document)
         return document
@@ -26,7 +26,7 @@ public struct ConfigFileParser: Sendable {
 
     /// Parses configuration text that came from `file` (used for error messages only).
     /// Includes are resolved relative to the directory of `file`.
-    public func parse(text: String, file: String) throws(ConfigurationError) -> ConfigDocument {
+    package func parse(text: String, file: String) throws(ConfigurationError) -> ConfigDocument {
         var document = ConfigDocument()
         try parse(text: text, file: file, depth: 0, into: &document)
         return document

@@ -2,16 +2,16 @@
 ///
 /// Its description is what `tonearm` prints before exiting with status 1:
 /// `FILE:LINE: message` when the place is known, as MPD names the place of a config error.
-public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+package struct ConfigurationError: Error, Equatable, CustomStringConvertible {
     /// The file the error is in, when there is one.
-    public let file: String?
+    package let file: String?
     /// The 1-based line of `file`, when the error belongs to a line.
-    public let line: Int?
+    package let line: Int?
     /// What is wrong, in words a user can act on.
-    public let message: String
+    package let message: String
 
     /// Creates an error at a place in a configuration file.
-    public init(file: String?, line: Int?, message: String) {
+    package init(file: String?, line: Int?, message: String) {
         self.file = file
         self.line = line
         self.message = message
@@ -22,7 +22,7 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
         self.init(file: origin.file, line: origin.line, message: message)
     }
 
-    public var description: String {
+    package var description: String {
         switch (file, line) {
         case let (file?, line?): "\(file):\(line): \(message)"
         case let (file?, nil): "\(file): \(message)"

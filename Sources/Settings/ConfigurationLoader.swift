@@ -1,22 +1,22 @@
 import Foundation
 
 /// A configuration ready to use, with what the user should be told about it.
-public struct LoadedConfiguration: Sendable {
+package struct LoadedConfiguration: Sendable {
     /// The settings.
-    public var configuration: TonearmConfiguration
+    package var configuration: TonearmConfiguration
     /// One message per option that was not used (unknown, or an MPD option Tonearm ignores).
-    public var warnings: [String]
+    package var warnings: [String]
     /// The file the settings came from, or nil when none was found and defaults apply.
-    public var file: String?
+    package var file: String?
 }
 
 /// Finds, reads and interprets the configuration file.
-public struct ConfigurationLoader: Sendable {
+package struct ConfigurationLoader: Sendable {
     private let environment: [String: String]
     private let paths: PathExpander
 
     /// Creates a loader that expands paths and finds files with `environment`.
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         self.environment = environment
         paths = PathExpander(environment: environment)
     }
@@ -24,7 +24,7 @@ public struct ConfigurationLoader: Sendable {
     /// The files tried in order when no file is named: Tonearm's own, then MPD's per-user
     /// places (so a user's MPD setup carries over), then `/etc/tonearm.conf`.
     /// `/etc/mpd.conf` is left out on purpose: it belongs to a system MPD.
-    public var searchPath: [String] {
+    package var searchPath: [String] {
         let config = paths.directory(.configHome)
         return [
             config + "/tonearm/tonearm.conf",
@@ -37,7 +37,7 @@ public struct ConfigurationLoader: Sendable {
 
     /// Loads `file`, or the first file of ``searchPath`` that exists, or the defaults.
     /// - Throws: ``ConfigurationError`` for a file that cannot be read, bad syntax or a bad value.
-    public func load(file: String?) throws(ConfigurationError) -> LoadedConfiguration {
+    package func load(file: String?) throws(ConfigurationError) -> LoadedConfiguration {
         let chosen = file.map(paths.expand) ?? searchPath.first { FileManager.default.fileExists(atPath: $0) }
         guard let chosen else {
             return LoadedConfiguration(configuration: .defaults(environment: environment), warnings: [], file: nil)
@@ -49,7 +49,7 @@ public struct ConfigurationLoader: Sendable {
 
     /// Gives the lines of a parsed document their meaning, starting from the defaults.
     /// - Returns: the configuration and a warning for each line that had no effect.
-    public func interpret(_ document: ConfigDocument) throws(ConfigurationError) -> (TonearmConfiguration, [String]) {
+    package func interpret(_ document: ConfigDocument) throws(ConfigurationError) -> (TonearmConfiguration, [String]) {
         var reader = OptionReader(configuration: .defaults(environment: environment), paths: paths)
         for entry in document.entries {
             switch entry {

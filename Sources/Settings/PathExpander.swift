@@ -3,22 +3,22 @@ import Foundation
 /// Expands the home directory and XDG variables in configuration paths, as MPD does:
 /// a leading `~` or `~/`, and a leading `$HOME`, `$XDG_CONFIG_HOME`, `$XDG_MUSIC_DIR`,
 /// `$XDG_CACHE_HOME`, `$XDG_DATA_HOME`, `$XDG_RUNTIME_DIR` or `$XDG_STATE_HOME`.
-public struct PathExpander: Sendable {
+package struct PathExpander: Sendable {
     private let environment: [String: String]
 
     /// Creates an expander that reads variables from `environment`.
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         self.environment = environment
     }
 
     /// The user's home directory: `$HOME`, or `/` when it is not set.
-    public var home: String {
+    package var home: String {
         guard let home = environment["HOME"], !home.isEmpty else { return "/" }
         return home
     }
 
     /// The directory an XDG base variable names, with the XDG specification's fallback.
-    public func directory(_ variable: XDGDirectory) -> String {
+    package func directory(_ variable: XDGDirectory) -> String {
         if let value = environment[variable.rawValue], value.hasPrefix("/") { return value }
         switch variable {
         case .configHome: return home + "/.config"
@@ -31,7 +31,7 @@ public struct PathExpander: Sendable {
     }
 
     /// `path` with a leading `~` or known variable replaced.
-    public func expand(_ path: String) -> String {
+    package func expand(_ path: String) -> String {
         if path == "~" { return home }
         if path.hasPrefix("~/") { return home + path.dropFirst() }
         guard path.hasPrefix("$") else { return path }
@@ -59,7 +59,7 @@ public struct PathExpander: Sendable {
 }
 
 /// The XDG base directory variables a configuration path may start with.
-public enum XDGDirectory: String, Sendable, CaseIterable {
+package enum XDGDirectory: String, Sendable, CaseIterable {
     case configHome = "XDG_CONFIG_HOME"
     case cacheHome = "XDG_CACHE_HOME"
     case dataHome = "XDG_DATA_HOME"

@@ -3,40 +3,40 @@
 /// The raw values are MPD's own (`src/Permission.hxx`): `read` 1, `add` 2, `control` 4, `admin` 8,
 /// `player` 16. Configuration spells them `read,add,player,control,admin`; since MPD 0.23 `player`
 /// is its own bit and granting `control` grants `player` too.
-public struct Permissions: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt8
+package struct Permissions: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt8
 
     /// Creates a permission set from MPD's bit values.
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Read the database, the queue and the status.
-    public static let read = Permissions(rawValue: 1)
+    package static let read = Permissions(rawValue: 1)
     /// Add songs to the queue.
-    public static let add = Permissions(rawValue: 2)
+    package static let add = Permissions(rawValue: 2)
     /// Control: edit stored playlists, update the database, and (implied) play.
-    public static let control = Permissions(rawValue: 4)
+    package static let control = Permissions(rawValue: 4)
     /// Administration: outputs, stickers, partitions, `kill`, `config`.
-    public static let admin = Permissions(rawValue: 8)
+    package static let admin = Permissions(rawValue: 8)
     /// Playback control: play, pause, seek, volume, queue edits.
-    public static let player = Permissions(rawValue: 16)
+    package static let player = Permissions(rawValue: 16)
 
     /// No permission at all: only the commands anyone may run (`ping`, `password`, …).
-    public static let none: Permissions = []
+    package static let none: Permissions = []
     /// Every permission: what a client gets when no password or permission option is configured.
-    public static let all: Permissions = [.read, .add, .control, .admin, .player]
+    package static let all: Permissions = [.read, .add, .control, .admin, .player]
 
     /// An error in a permission list such as `read,add,contrl`.
-    public struct ParseError: Error, Equatable, CustomStringConvertible {
+    package struct ParseError: Error, Equatable, CustomStringConvertible {
         /// The word that is not a permission name.
-        public let word: String
-        public var description: String { "unknown permission \"\(word)\"" }
+        package let word: String
+        package var description: String { "unknown permission \"\(word)\"" }
     }
 
     /// Parses a comma-separated permission list the way MPD's `ParsePermissions` does: empty items
     /// are skipped, surrounding blanks are ignored, an unknown name is an error, and `control`
     /// implies `player`.
     /// - Throws: ``ParseError`` naming the first unknown word.
-    public init(parsing list: String) throws(ParseError) {
+    package init(parsing list: String) throws(ParseError) {
         var result: Permissions = []
         for item in list.split(separator: ",", omittingEmptySubsequences: true) {
             let word = item.trimmingBlanks()

@@ -1,110 +1,110 @@
 /// Everything the server reads from its configuration file, with MPD's option names in the
 /// comments and MPD's defaults unless noted. ``ConfigurationLoader`` fills it in.
-public struct TonearmConfiguration: Sendable, Equatable {
+package struct TonearmConfiguration: Sendable, Equatable {
     // MARK: Files and directories
 
     /// `music_directory`: the library root.
-    public var musicDirectory: String
+    package var musicDirectory: String
     /// `playlist_directory`: where stored playlists are kept (`NAME.m3u`).
-    public var playlistDirectory: String
+    package var playlistDirectory: String
     /// `db_file`: the SQLite library database.
-    public var dbFile: String
+    package var dbFile: String
     /// `state_file`: the queue and player state kept across restarts; nil to keep none.
-    public var stateFile: String?
+    package var stateFile: String?
     /// `state_file_interval`: seconds between state file writes while the state changes.
-    public var stateFileInterval: Int = 120
+    package var stateFileInterval: Int = 120
     /// `restore_paused`: start paused instead of playing when the state file says playing.
-    public var restorePaused = false
+    package var restorePaused = false
     /// `sticker_file`: the SQLite sticker database; nil disables the sticker commands.
-    public var stickerFile: String?
+    package var stickerFile: String?
     /// `log_level`.
-    public var logLevel: LogLevel = .notice
+    package var logLevel: LogLevel = .notice
 
     // MARK: Network and limits
 
     /// `bind_to_address` values in file order; empty means every interface.
-    public var bindAddresses: [BindAddress] = []
+    package var bindAddresses: [BindAddress] = []
     /// `port`: the TCP port for addresses that do not name their own.
-    public var port = 6600
+    package var port = 6600
     /// `unix_socket_mode` (a Tonearm option): the permission bits of the Unix sockets that
     /// `bind_to_address` creates. MPD always uses 0666: any local user may connect.
-    public var unixSocketMode = 0o666
+    package var unixSocketMode = 0o666
     /// `max_connections`: clients over this number are closed before the greeting.
-    public var maxConnections = 100
+    package var maxConnections = 100
     /// `connection_timeout`: seconds a client may stay silent (idle clients are exempt).
-    public var connectionTimeout = 60
+    package var connectionTimeout = 60
     /// `max_command_list_size`, converted from KiB to bytes.
-    public var maxCommandListSize = 2048 * 1024
+    package var maxCommandListSize = 2048 * 1024
     /// `max_output_buffer_size`, converted from KiB to bytes.
-    public var maxOutputBufferSize = 8192 * 1024
+    package var maxOutputBufferSize = 8192 * 1024
     /// `max_playlist_length`: the most songs a queue or stored playlist holds.
-    public var maxPlaylistLength = 16384
+    package var maxPlaylistLength = 16384
 
     // MARK: Permissions
 
     /// `password` lines.
-    public var passwords: [PasswordEntry] = []
+    package var passwords: [PasswordEntry] = []
     /// What a TCP client without a password gets (`default_permissions`, resolved as MPD does).
-    public var defaultPermissions: Permissions = .all
+    package var defaultPermissions: Permissions = .all
     /// What a Unix-socket client gets (`local_permissions`, else the default as resolved so far).
-    public var localPermissions: Permissions = .all
+    package var localPermissions: Permissions = .all
     /// `host_permissions` lines.
-    public var hostPermissions: [HostPermission] = []
+    package var hostPermissions: [HostPermission] = []
 
     // MARK: Zeroconf
 
     /// `zeroconf_enabled`: announce `_mpd._tcp` with Avahi.
-    public var zeroconfEnabled = true
+    package var zeroconfEnabled = true
     /// `zeroconf_name`, where `%h` becomes the host name. MPD's default is `Music Player @ %h`.
-    public var zeroconfName = "Tonearm @ %h"
+    package var zeroconfName = "Tonearm @ %h"
 
     // MARK: Audio
 
     /// `audio_output` blocks in file order.
-    public var audioOutputs: [AudioOutputConfiguration] = []
+    package var audioOutputs: [AudioOutputConfiguration] = []
     /// `mixer_type`: the mixer of outputs that do not choose their own.
-    public var mixerType: MixerType = .hardware
+    package var mixerType: MixerType = .hardware
     /// `audio_output_format`: a format every output gets, such as `44100:16:2`; nil for none.
-    public var audioOutputFormat: String?
+    package var audioOutputFormat: String?
     /// `audio_buffer_size` in bytes (MPD's code default, 8 MiB; the option is in KiB).
-    public var audioBufferSize = 8192 * 1024
+    package var audioBufferSize = 8192 * 1024
     /// `replaygain`.
-    public var replayGain: ReplayGainMode = .off
+    package var replayGain: ReplayGainMode = .off
     /// `replaygain_preamp` in dB (−15…15).
-    public var replayGainPreamp = 0.0
+    package var replayGainPreamp = 0.0
     /// `replaygain_missing_preamp` in dB (−15…15), for songs without replay gain tags.
-    public var replayGainMissingPreamp = 0.0
+    package var replayGainMissingPreamp = 0.0
     /// `replaygain_limit`: never amplify beyond the track's peak.
-    public var replayGainLimit = true
+    package var replayGainLimit = true
     /// `volume_normalization`.
-    public var volumeNormalization = false
+    package var volumeNormalization = false
     /// `partition` blocks: the names of the partitions to create at start besides `default`.
-    public var partitions: [String] = []
+    package var partitions: [String] = []
 
     // MARK: Library
 
     /// `auto_update`: watch the music folder with inotify and update the database.
-    public var autoUpdate = false
+    package var autoUpdate = false
     /// `auto_update_depth`: how deep below the root to watch; nil for no limit.
-    public var autoUpdateDepth: Int?
+    package var autoUpdateDepth: Int?
     /// `follow_outside_symlinks`.
-    public var followOutsideSymlinks = true
+    package var followOutsideSymlinks = true
     /// `follow_inside_symlinks`.
-    public var followInsideSymlinks = true
+    package var followInsideSymlinks = true
     /// `metadata_to_use`: the tag names to read, or nil for every tag but `comment` (MPD's default).
-    public var metadataToUse: [String]?
+    package var metadataToUse: [String]?
     /// `album_art_names`: file names `albumart` tries after MPD's `cover.{png,jpg,jxl,webp}`
     /// (a Tonearm option; MPD has a fixed list), compared ignoring case.
-    public var albumArtNames: [String] = ["folder.jpg", "folder.png", "front.jpg"]
+    package var albumArtNames: [String] = ["folder.jpg", "folder.png", "front.jpg"]
     /// `save_absolute_paths_in_playlists`.
-    public var saveAbsolutePathsInPlaylists = false
+    package var saveAbsolutePathsInPlaylists = false
     /// `sticker_play_stats`: keep `playCount`, `lastPlayed` and `skipCount` stickers (a Tonearm
     /// option, default yes).
-    public var stickerPlayStats = true
+    package var stickerPlayStats = true
 
     /// The configuration without a file: MPD's defaults, music in `$XDG_MUSIC_DIR` or `~/Music`,
     /// and Tonearm's state (database, playlists, state file, stickers) in `$XDG_STATE_HOME/tonearm`.
-    public static func defaults(environment: [String: String]) -> TonearmConfiguration {
+    package static func defaults(environment: [String: String]) -> TonearmConfiguration {
         TonearmConfiguration(paths: PathExpander(environment: environment))
     }
 

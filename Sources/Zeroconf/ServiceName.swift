@@ -5,14 +5,14 @@ import CAvahi
 #endif
 
 /// The name under which the server is announced on the LAN (`zeroconf_name`).
-public struct ZeroconfServiceName: Sendable, Equatable, CustomStringConvertible {
+package struct ZeroconfServiceName: Sendable, Equatable, CustomStringConvertible {
     /// The name with `%h` already replaced by the host name.
-    public let value: String
+    package let value: String
 
     /// Expands the first `%h` in `template` to `hostName`, as MPD does.
     /// - Returns: `nil` when the result is not a valid DNS-SD service name (empty, or longer
     ///   than 63 bytes), which Avahi would refuse to publish.
-    public init?(template: String, hostName: String) {
+    package init?(template: String, hostName: String) {
         var expanded = template
         if let start = expanded.indices.first(where: { expanded[$0...].hasPrefix("%h") }) {
             expanded.replaceSubrange(start..<expanded.index(start, offsetBy: 2), with: hostName)
@@ -22,14 +22,14 @@ public struct ZeroconfServiceName: Sendable, Equatable, CustomStringConvertible 
     }
 
     /// Expands `template` with this machine's host name (`gethostname`, as MPD).
-    public init?(template: String) {
+    package init?(template: String) {
         self.init(template: template, hostName: Self.systemHostName())
     }
 
-    public var description: String { value }
+    package var description: String { value }
 
     /// This machine's host name, or `localhost` if it has none.
-    public static func systemHostName() -> String {
+    package static func systemHostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -1,5 +1,5 @@
 import CAvahi
-public import Logging
+package import Logging
 import Synchronization
 
 /// Announces the server as `_mpd._tcp` on the LAN through avahi-daemon, for as long as it runs.
@@ -13,7 +13,7 @@ import Synchronization
 /// Sendable because every mutable property is touched only on Avahi's thread (its callbacks
 /// run with the poll's lock held) or, from other threads, between `avahi_threaded_poll_lock`
 /// and `avahi_threaded_poll_unlock`, or after the thread has been joined in ``stop()``.
-public final class ZeroconfPublisher: @unchecked Sendable {
+package final class ZeroconfPublisher: @unchecked Sendable {
     private let poll: OpaquePointer
     private let logger: Logger
     private let retryMilliseconds: UInt32
@@ -33,7 +33,7 @@ public final class ZeroconfPublisher: @unchecked Sendable {
     ///   - port: the TCP port the server listens on.
     ///   - retryInterval: how long to wait before connecting again when there is no D-Bus.
     /// - Returns: nil when Avahi cannot create its poll thread's resources.
-    public init?(name: ZeroconfServiceName, port: UInt16, logger: Logger, retryInterval: Duration = .seconds(3)) {
+    package init?(name: ZeroconfServiceName, port: UInt16, logger: Logger, retryInterval: Duration = .seconds(3)) {
         guard let poll = avahi_threaded_poll_new() else { return nil }
         self.poll = poll
         self.logger = logger
@@ -48,7 +48,7 @@ public final class ZeroconfPublisher: @unchecked Sendable {
     }
 
     /// Starts Avahi's thread, which connects and publishes. Returns at once.
-    public func start() {
+    package func start() {
         // Under the lifecycle lock, so a concurrent stop() waits for a complete start.
         lifecycle.withLock { phase in
             guard phase == .created else { return }
@@ -73,7 +73,7 @@ public final class ZeroconfPublisher: @unchecked Sendable {
 
     /// Withdraws the announcement and stops Avahi's thread. Never call it from an Avahi
     /// callback (it joins that thread).
-    public func stop() {
+    package func stop() {
         let withdrawn: Bool = lifecycle.withLock { phase in
             defer { phase = .stopped }
             guard phase == .running else { return false }

@@ -1,13 +1,13 @@
 import Dispatch
 import Foundation
-public import Playback
-public import Settings
+package import Playback
+package import Settings
 import Synchronization
 
 /// A test double for a partition's pipeline: it plays into nothing at real-time speed (elapsed
 /// time advances with the clock and a track ends after its duration) and has no outputs, so a
 /// server runs in a test without opening a device.
-public final class PacedNullPipeline: OutputPipeline {
+package final class PacedNullPipeline: OutputPipeline {
     private struct State {
         var generation: UInt64 = 0
         var track: PipelineTrack?
@@ -30,21 +30,21 @@ public final class PacedNullPipeline: OutputPipeline {
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "tonearm.pipeline.null")
     /// Whether the player may change the volume, as a real pipeline with a mixer would let it.
-    public let hasMixer: Bool
+    package let hasMixer: Bool
 
     /// Creates an idle pipeline.
     /// - Parameter hasMixer: whether volume can be changed (an output with a mixer).
-    public init(hasMixer: Bool = false) {
+    package init(hasMixer: Bool = false) {
         self.hasMixer = hasMixer
     }
 
     /// Where events go; they are delivered on the pipeline's own queue.
-    public func setEventHandler(_ handler: @escaping @Sendable (UInt64, PipelineEvent) -> Void) {
+    package func setEventHandler(_ handler: @escaping @Sendable (UInt64, PipelineEvent) -> Void) {
         state.withLock { $0.handler = handler }
     }
 
     /// Starts `track` by the clock, or fails at once, as the decoder would, when its file cannot be read.
-    public func play(_ track: PipelineTrack, from offset: Double, paused: Bool) -> UInt64 {
+    package func play(_ track: PipelineTrack, from offset: Double, paused: Bool) -> UInt64 {
         let readable = FileManager.default.isReadableFile(atPath: track.path)
         return state.withLock { state in
             settle(&state)
@@ -66,12 +66,12 @@ public final class PacedNullPipeline: OutputPipeline {
     }
 
     /// Sets the track that takes over when the current one ends.
-    public func enqueue(_ track: PipelineTrack?) {
+    package func enqueue(_ track: PipelineTrack?) {
         state.withLock { $0.next = track }
     }
 
     /// Stops or restarts the clock.
-    public func setPaused(_ paused: Bool) {
+    package func setPaused(_ paused: Bool) {
         state.withLock { state in
             guard state.track != nil, state.paused != paused else { return }
             settle(&state)
@@ -81,12 +81,12 @@ public final class PacedNullPipeline: OutputPipeline {
     }
 
     /// Whether to pause when the queued track takes over (single mode).
-    public func setBorderPause(_ enabled: Bool) {
+    package func setBorderPause(_ enabled: Bool) {
         state.withLock { $0.borderPause = enabled }
     }
 
     /// Forgets both tracks and stops the clock.
-    public func stop() {
+    package func stop() {
         state.withLock { state in
             settle(&state)
             state.generation += 1
@@ -98,16 +98,16 @@ public final class PacedNullPipeline: OutputPipeline {
     }
 
     /// Nothing is heard, so there is nothing to scale.
-    public func setVolume(_ level: Int) {}
+    package func setVolume(_ level: Int) {}
 
     /// Nothing to scale: no samples pass through here.
-    public func setReplayGainMode(_ mode: ReplayGainMode) {}
+    package func setReplayGainMode(_ mode: ReplayGainMode) {}
 
     /// Nothing to mix: songs end and start by the clock.
-    public func setCrossfade(_ settings: CrossfadeSettings) {}
+    package func setCrossfade(_ settings: CrossfadeSettings) {}
 
     /// What plays and where the clock stands.
-    public var status: PipelineStatus {
+    package var status: PipelineStatus {
         state.withLock { state in
             guard let track = state.track else { return PipelineStatus(state: .stop) }
             return PipelineStatus(state: state.paused ? .pause : .play, elapsed: state.elapsed(at: .now), track: track)
@@ -115,7 +115,7 @@ public final class PacedNullPipeline: OutputPipeline {
     }
 
     /// The seconds the clock ran while playing.
-    public var playedSeconds: Double {
+    package var playedSeconds: Double {
         state.withLock { state in
             state.played + (state.track != nil && !state.paused ? (ContinuousClock.now - state.since).seconds : 0)
         }
@@ -124,27 +124,27 @@ public final class PacedNullPipeline: OutputPipeline {
     // MARK: Outputs: there are none.
 
     /// No output to list.
-    public var outputStatuses: [OutputStatus] { [] }
+    package var outputStatuses: [OutputStatus] { [] }
 
     /// No output to switch.
-    public func setOutput(_ id: Int, enabled: Bool) -> Bool? { nil }
+    package func setOutput(_ id: Int, enabled: Bool) -> Bool? { nil }
 
     /// No output to set an attribute of.
-    public func setAttribute(output id: Int, name: String, value: String) throws(OutputAttributeError) {
+    package func setAttribute(output id: Int, name: String, value: String) throws(OutputAttributeError) {
         throw .noSuchOutput
     }
 
     /// No output to hold.
-    public func holdsOutput(_ index: Int) -> Bool { false }
+    package func holdsOutput(_ index: Int) -> Bool { false }
 
     /// No output to let go.
-    public func detachOutput(_ index: Int) -> Bool? { nil }
+    package func detachOutput(_ index: Int) -> Bool? { nil }
 
     /// No output to take in.
-    public func attachOutput(_ index: Int, enabled: Bool) {}
+    package func attachOutput(_ index: Int, enabled: Bool) {}
 
     /// Stops playing; there are no threads to end, only the timer.
-    public func shutDown() { stop() }
+    package func shutDown() { stop() }
 
     /// Folds the time played since `since` into `offset` and `played`.
     private func settle(_ state: inout State) {

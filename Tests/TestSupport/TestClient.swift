@@ -1,8 +1,8 @@
 import MPDProtocol
 import NIOCore
 import NIOEmbedded
-public import Server
-public import Settings
+package import Server
+package import Settings
 import Synchronization
 
 /// An MPD client without a socket, as HummingbirdTesting's client is for a Hummingbird
@@ -13,21 +13,21 @@ import Synchronization
 /// Input runs on an `NIOAsyncTestingChannel` with the production channel handlers
 /// (``SessionChannel``), so an idle wake-up reaches the session the way it does on a socket;
 /// ``deliverIdleWakes()`` lets queued ones through. There is no greeting.
-public final class TestClient {
+package final class TestClient {
     /// The server this client talks to.
-    public let server: TestServer
+    package let server: TestServer
     private let channel: NIOAsyncTestingChannel
     private var loop: SessionLoop
     private let received: ReceivedBytes
     /// Whether the server keeps the connection open; once it closed, nothing more is sent.
-    public private(set) var isOpen = true
+    package private(set) var isOpen = true
 
     /// Connects to `server`.
     /// - Parameters:
     ///   - permissions: what the client may do before any `password` (a listener's
     ///     `default_permissions` or `host_permissions`).
     ///   - isLocal: whether it came through a Unix socket (`config` needs that).
-    public init(server: TestServer, permissions: Permissions = .all, isLocal: Bool = false) async throws {
+    package init(server: TestServer, permissions: Permissions = .all, isLocal: Bool = false) async throws {
         self.server = server
         let channel = NIOAsyncTestingChannel()
         let timeout = server.context.configuration.connectionTimeout
@@ -49,18 +49,18 @@ public final class TestClient {
     }
 
     /// The client's session state (permissions, partition, tag types, …).
-    public var session: SessionState { loop.state }
+    package var session: SessionState { loop.state }
 
     /// Sends each line with a newline, in order, and returns what the server wrote; lines after
     /// the server closed the connection are not sent.
     @discardableResult
-    public func send(_ lines: String...) async throws -> TestResponse {
+    package func send(_ lines: String...) async throws -> TestResponse {
         try await send(raw: lines.map { $0 + "\n" }.joined())
     }
 
     /// Sends bytes as they are, newlines included (a line may be split, or left unfinished).
     @discardableResult
-    public func send(raw text: String) async throws -> TestResponse {
+    package func send(raw text: String) async throws -> TestResponse {
         guard isOpen else { return TestResponse(bytes: [], isOpen: false) }
         do {
             try await channel.writeInbound(ByteBuffer(string: text))
@@ -77,7 +77,7 @@ public final class TestClient {
     /// Lets the idle wake-ups raised since the last call reach the session, as the event loop
     /// would, and returns what the server wrote (an idle answer, or nothing).
     @discardableResult
-    public func deliverIdleWakes() async throws -> TestResponse {
+    package func deliverIdleWakes() async throws -> TestResponse {
         await channel.testingEventLoop.run()
         try await handleQueuedInput()
         return TestResponse(bytes: received.take(), isOpen: isOpen)
@@ -92,17 +92,17 @@ public final class TestClient {
 }
 
 /// What the server wrote in answer to what a ``TestClient`` sent.
-public struct TestResponse: Sendable, Equatable {
+package struct TestResponse: Sendable, Equatable {
     /// The bytes, as a socket would carry them.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// Whether the connection is still open after them.
-    public let isOpen: Bool
+    package let isOpen: Bool
 
     /// The bytes as text.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    package var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// The lines, without their newlines.
-    public var lines: [String] {
+    package var lines: [String] {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         return lines

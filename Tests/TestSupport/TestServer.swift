@@ -1,23 +1,23 @@
 import Foundation
-public import Logging
+package import Logging
 import MediaLibrary
 import MusicModel
 import Playback
-public import Server
-public import Settings
+package import Server
+package import Settings
 import Synchronization
 
 /// A server for tests, without listeners: made of the same parts as `tonearm` makes it
 /// (Sources/tonearm/ServerAssembly.swift), but over the clock-paced ``PacedNullPipeline`` and
 /// with no sticker database. Its clients are ``TestClient``s.
-public final class TestServer: Sendable {
+package final class TestServer: Sendable {
     /// The parts every session shares.
-    public let context: ServerContext
+    package let context: ServerContext
     /// The temporary directory holding the music folder and the database, when the server has
     /// a library; ``removeFiles()`` deletes it.
-    public let directory: String?
+    package let directory: String?
     /// The log of the server's parts and sessions; it discards everything.
-    public let logger: Logger
+    package let logger: Logger
     private let shutdowns = Mutex(0)
 
     /// Makes the server.
@@ -26,7 +26,7 @@ public final class TestServer: Sendable {
     ///     temporary directory); without one, database commands answer `No database`.
     ///   - hasMixer: whether the default partition's pipeline lets the volume change.
     ///   - configure: changes the configuration: MPD's defaults, with `HOME` at /home/test.
-    public init(
+    package init(
         withLibrary: Bool = false, hasMixer: Bool = false, configure: (inout TonearmConfiguration) -> Void = { _ in }
     ) throws {
         var configuration = TonearmConfiguration.defaults(environment: ["HOME": "/home/test"])
@@ -64,13 +64,13 @@ public final class TestServer: Sendable {
     }
 
     /// Where idle events are raised.
-    public var idleBus: IdleBus { context.idleBus }
+    package var idleBus: IdleBus { context.idleBus }
 
     /// How many times a client asked the server to stop (`kill`).
-    public var shutdownRequests: Int { shutdowns.withLock { $0 } }
+    package var shutdownRequests: Int { shutdowns.withLock { $0 } }
 
     /// Deletes the temporary directory of the library, if there is one.
-    public func removeFiles() {
+    package func removeFiles() {
         if let directory { try? FileManager.default.removeItem(atPath: directory) }
     }
 }

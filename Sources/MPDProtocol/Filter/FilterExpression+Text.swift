@@ -1,4 +1,4 @@
-public import MusicModel
+package import MusicModel
 
 #if canImport(Glibc)
     import Glibc
@@ -9,7 +9,7 @@ extension FilterExpression {
     /// stored under, so that equal filters spelled differently share their stickers. Values
     /// are double-quoted with `"`, `'` and `\` escaped; string comparisons name their case
     /// rule (`eq_ci`, `contains_cs`, …) except plain `==`/`!=`.
-    public var mpdExpression: String {
+    package var mpdExpression: String {
         switch self {
         case .tag(let tag, let predicate):
             return "(\(tag.name) \(predicate.mpdOperator) \(Self.quoted(predicate.value)))"

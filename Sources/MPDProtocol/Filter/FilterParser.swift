@@ -1,4 +1,4 @@
-public import MusicModel
+package import MusicModel
 
 extension FilterExpression {
     /// Parses the `FILTER` arguments of a search command (MPD's `SongFilter::Parse`):
@@ -10,7 +10,7 @@ extension FilterExpression {
     ///   substrings, as before MPD 0.21.
     /// - Throws: ACK 2 with MPD's message: `Incorrect number of filter arguments` for no
     ///   arguments or a `TYPE` without a value, and every message of ``parse(expression:foldCase:)``.
-    public static func parse(_ arguments: ArraySlice<String>, foldCase: Bool) throws(MPDError) -> FilterExpression {
+    package static func parse(_ arguments: ArraySlice<String>, foldCase: Bool) throws(MPDError) -> FilterExpression {
         var items: [FilterExpression] = []
         var rest = arguments
         while let first = rest.first {
@@ -44,7 +44,7 @@ extension FilterExpression {
     ///   `Number expected`, `Invalid priority value`, the audio format and ISO 8601 messages,
     ///   `Unparsed garbage after expression`; and `Filter expression nested too deeply` beyond
     ///   64 levels of parentheses, a limit MPD does not have.
-    public static func parse(expression: String, foldCase: Bool) throws(MPDError) -> FilterExpression {
+    package static func parse(expression: String, foldCase: Bool) throws(MPDError) -> FilterExpression {
         var parser = ExpressionParser(scanner: FilterScanner(expression), foldCase: foldCase)
         guard parser.scanner.peek() == UInt8(ascii: "(") else { throw MPDError(.argument, "'(' expected") }
         let expression = try parser.parseExpression(depth: 1)

@@ -1,4 +1,4 @@
-public import MusicModel
+package import MusicModel
 
 extension SortOrder {
     /// Parses the operand of `sort` (MPD's `ParseSortTag`): a tag name, `Last-Modified` or
@@ -6,7 +6,7 @@ extension SortOrder {
     /// all without ASCII case; a leading `-` sorts descending.
     ///
     /// - Throws: ACK 2 `Unknown sort tag`.
-    public static func parse(_ text: String, allowsPriority: Bool) throws(MPDError) -> SortOrder {
+    package static func parse(_ text: String, allowsPriority: Bool) throws(MPDError) -> SortOrder {
         var name = Substring(text)
         let descending = name.first == "-"
         if descending { name = name.dropFirst() }
@@ -30,7 +30,7 @@ extension DatabaseSelection {
     ///
     /// - Throws: ACK 2: the range messages of ``Arguments/range(_:)``, `Unknown sort tag`, and
     ///   the filter messages of ``FilterExpression/parse(_:foldCase:)``, in that order of checking.
-    public static func parse(
+    package static func parse(
         _ arguments: ArraySlice<String>, foldCase: Bool, allowsPosition: Bool
     ) throws(MPDError) -> DatabaseSelection {
         var arguments = arguments
@@ -58,7 +58,7 @@ extension ListSelection {
     /// - Throws: ACK 2: `Unknown tag type: X` (for `TYPE` or a group), the range messages,
     ///   `should be "Album" for 3 arguments`, `Conflicting group` (a group equal to `TYPE` or
     ///   given twice), and the filter messages.
-    public static func parse(_ arguments: ArraySlice<String>) throws(MPDError) -> ListSelection {
+    package static func parse(_ arguments: ArraySlice<String>) throws(MPDError) -> ListSelection {
         guard let typeName = arguments.first else { throw MPDError(.argument, "too few arguments for \"list\"") }
         var arguments = arguments.dropFirst()
 
@@ -99,7 +99,7 @@ extension CountSelection {
     ///
     /// - Throws: ACK 2: `Unknown tag type: X` for the group, `Incorrect number of filter
     ///   arguments` when there is neither filter nor group, and the filter messages.
-    public static func parse(_ arguments: ArraySlice<String>, foldCase: Bool) throws(MPDError) -> CountSelection {
+    package static func parse(_ arguments: ArraySlice<String>, foldCase: Bool) throws(MPDError) -> CountSelection {
         var arguments = arguments
         var group: TagType?
         if let name = arguments.popModifier("group") {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-public import MusicModel
+package import MusicModel
 
 #if canImport(Glibc)
     import Glibc
@@ -28,7 +28,7 @@ extension Library {
     }
 
     /// The songs among `uris` that are in the database, by URI.
-    public func songs(atURIs uris: some Collection<String>) async throws -> [String: Song] {
+    package func songs(atURIs uris: some Collection<String>) async throws -> [String: Song] {
         var found: [String: Song] = [:]
         try await forEachBatch(of: uris) { batch, placeholders in
             let songs = try store.read { db in
@@ -46,8 +46,9 @@ extension Library {
     /// - Throws: ``LibraryError/invalidRegularExpression(pattern:syntax:)`` or
     ///   ``LibraryError/noSuchDirectory(_:)`` (a `base` naming nothing in the database), as
     ///   `search` does.
-    public func uris(matching filter: FilterExpression, among uris: some Collection<String>) async throws -> Set<String>
-    {
+    package func uris(matching filter: FilterExpression, among uris: some Collection<String>) async throws -> Set<
+        String
+    > {
         try Self.validateRegexes(filter)
         let condition = FilterSQL.condition(filter)
         var matching: Set<String> = []

@@ -7,21 +7,21 @@ package import Platform
 #endif
 
 /// A stored playlist as `listplaylists` shows it.
-public struct StoredPlaylistInfo: Sendable, Equatable {
+package struct StoredPlaylistInfo: Sendable, Equatable {
     /// The name: the file name without `.m3u`.
-    public var name: String
+    package var name: String
     /// The file's modification time (UNIX seconds).
-    public var lastModified: Int64
+    package var lastModified: Int64
 
     /// Creates an entry.
-    public init(name: String, lastModified: Int64) {
+    package init(name: String, lastModified: Int64) {
         self.name = name
         self.lastModified = lastModified
     }
 }
 
 /// How `save` treats a playlist of the same name (MPD 0.24).
-public enum PlaylistSaveMode: String, Sendable, CaseIterable {
+package enum PlaylistSaveMode: String, Sendable, CaseIterable {
     /// Fail when it exists (the default).
     case create
     /// Add the queue at its end; fail when it does not exist.
@@ -43,14 +43,14 @@ public enum PlaylistSaveMode: String, Sendable, CaseIterable {
 ///
 /// Failures are ``LibraryError``s: a bad name, a missing playlist, one that exists already,
 /// one that would grow too large, and failed file operations.
-public final class StoredPlaylists: Sendable {
+package final class StoredPlaylists: Sendable {
     /// The playlist directory, without a trailing slash.
-    public let directory: String
+    package let directory: String
     /// `max_playlist_length`: the most entries a stored playlist may get.
-    public let maximumLength: Int
+    package let maximumLength: Int
     /// The music directory when `save_absolute_paths_in_playlists` is on: relative entries are
     /// then written as absolute paths below it.
-    public let absolutePathRoot: String?
+    package let absolutePathRoot: String?
     private let resolver: PlaylistEntryResolver
     /// Where every change runs, one at a time, off the caller's thread.
     package let changes = BlockingWorkQueue(label: "tonearm.playlists")
@@ -62,7 +62,7 @@ public final class StoredPlaylists: Sendable {
     ///   - saveAbsolutePaths: `save_absolute_paths_in_playlists`.
     ///   - onChange: called after every change (MPD's idle `stored_playlist`), on ``changes``
     ///     before the change's caller resumes.
-    public init(
+    package init(
         directory: String,
         maximumLength: Int,
         musicDirectory: String,
@@ -81,7 +81,7 @@ public final class StoredPlaylists: Sendable {
     // MARK: Names
 
     /// MPD's `spl_valid_name`: not empty, no `/`, no line break.
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         !name.isEmpty
             && !name.utf8.contains { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
     }
@@ -92,7 +92,7 @@ public final class StoredPlaylists: Sendable {
     }
 
     /// The file of a playlist.
-    public func path(of name: String) -> String { directory + "/" + name + ".m3u" }
+    package func path(of name: String) -> String { directory + "/" + name + ".m3u" }
 
     // MARK: Reading
 
@@ -119,7 +119,7 @@ public final class StoredPlaylists: Sendable {
     }
 
     /// Whether a playlist of this (valid) name exists.
-    public func exists(_ name: String) -> Bool {
+    package func exists(_ name: String) -> Bool {
         var info = stat()
         return stat(path(of: name), &info) == 0
     }

@@ -9,7 +9,7 @@ extension Library {
     ///
     /// Like MPD, only the folder part counts: the song need not exist. `uri` must not climb
     /// out of the music directory with `..`.
-    public func coverFile(for uri: String) -> String? {
+    package func coverFile(for uri: String) -> String? {
         let folder: String
         if let slash = uri.lastIndex(of: "/") {
             folder = String(uri[..<slash])
@@ -40,7 +40,7 @@ extension Library {
 
     /// Up to `length` bytes of the file at `uri` from `offset`, and the file's size.
     /// - Throws: when the file cannot be read.
-    public func readChunk(of uri: String, offset: Int, length: Int) throws -> (bytes: [UInt8], size: Int) {
+    package func readChunk(of uri: String, offset: Int, length: Int) throws -> (bytes: [UInt8], size: Int) {
         guard let handle = FileHandle(forReadingAtPath: absolutePath(of: uri)) else {
             throw CocoaError(.fileReadNoSuchFile)
         }

@@ -1,9 +1,9 @@
 import GRDB
-public import MusicModel
+package import MusicModel
 
 extension Library {
     /// The song at `uri`, or `nil`.
-    public func song(at uri: String) async throws -> Song? {
+    package func song(at uri: String) async throws -> Song? {
         try store.read { db in
             try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri = ?", [uri]), cached: true).first
         }
@@ -17,7 +17,7 @@ extension Library {
     ///   - details: fetch songs' tags (`listallinfo`) or only their URIs (`listall`).
     /// - Returns: the entries and the cursor for the next page, or `nil` when the directory does
     ///   not exist.
-    public func walk(
+    package func walk(
         _ path: String,
         recursive: Bool,
         details: Bool,
@@ -141,7 +141,7 @@ extension Library {
 
 /// One entry of a walk as SQLite holds it: the byte views (UTF-8) are valid only inside the
 /// call that receives them.
-public enum WalkRow {
+package enum WalkRow {
     /// A directory: its path and modification time.
     case directory(path: UnsafeRawBufferPointer, lastModified: Int64)
     /// A playlist file: its URI and modification time.

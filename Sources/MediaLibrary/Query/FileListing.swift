@@ -5,15 +5,15 @@ import Foundation
 #endif
 
 /// A file or folder on disk, as `listfiles` shows it.
-public struct DiskEntry: Sendable, Equatable {
+package struct DiskEntry: Sendable, Equatable {
     /// The name within its folder.
-    public var name: String
+    package var name: String
     /// Whether it is a folder.
-    public var isDirectory: Bool
+    package var isDirectory: Bool
     /// The size in bytes (files only).
-    public var size: Int64
+    package var size: Int64
     /// The modification time (UNIX seconds).
-    public var mtime: Int64
+    package var mtime: Int64
 }
 
 extension Library {

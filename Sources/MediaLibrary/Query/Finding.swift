@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-public import MusicModel
+package import MusicModel
 
 extension Library {
     /// The ids of the songs `selection` picks, sorted and windowed, in output order.
@@ -9,7 +9,7 @@ extension Library {
     /// streamed instead of held whole.
     /// - Throws: ``LibraryError/invalidRegularExpression(pattern:syntax:)``, or
     ///   ``LibraryError/noSuchDirectory(_:)`` for a `base` naming nothing in the database.
-    public func songIDs(_ selection: DatabaseSelection) async throws -> [Int64] {
+    package func songIDs(_ selection: DatabaseSelection) async throws -> [Int64] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition) ?? .alwaysTrue
         return try await store.read(mayScan: selection.filter.map(FilterSQL.mayScan) ?? false) { db in
@@ -38,7 +38,7 @@ extension Library {
     }
 
     /// The songs with these ids, in the order given.
-    public func songs(ids: [Int64]) async throws -> [Song] {
+    package func songs(ids: [Int64]) async throws -> [Song] {
         try store.read { db in try LibraryStore.fetchSongs(db, ids: ids) }
     }
 

@@ -1,14 +1,14 @@
 import GRDB
-public import MusicModel
+package import MusicModel
 
 /// One line of `count … group TAG`.
-public struct CountGroup: Sendable, Equatable {
+package struct CountGroup: Sendable, Equatable {
     /// The group's value; `nil` when the count has no group.
-    public var value: String?
+    package var value: String?
     /// How many songs.
-    public var songs: Int64
+    package var songs: Int64
     /// Their total duration in seconds.
-    public var playtime: Double
+    package var playtime: Double
 }
 
 extension Library {
@@ -16,7 +16,7 @@ extension Library {
     /// row outermost group first and the subject last, sorted by bytes, the window applied to
     /// the outermost level. A song without a tag (and its fallbacks) contributes an empty value.
     /// (`list file` prints URIs page by page instead: ``writeURIs(after:limit:into:)``.)
-    public func list(_ selection: ListSelection, subject: TagType) async throws -> [[String]] {
+    package func list(_ selection: ListSelection, subject: TagType) async throws -> [[String]] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition)
         let levels = selection.groups.reversed() + [subject]
@@ -94,7 +94,7 @@ extension Library {
 
     /// `count`: the number and total duration of the matching songs, per value of the group tag
     /// when there is one (sorted by bytes; an empty value for songs without it).
-    public func count(_ selection: CountSelection) async throws -> [CountGroup] {
+    package func count(_ selection: CountSelection) async throws -> [CountGroup] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
         let condition = selection.filter.map(FilterSQL.condition)
         return try await store.read(mayScan: mayScan(selection.filter, selection.group.map { [$0] } ?? [])) { db in

@@ -1,28 +1,28 @@
 import GRDB
 import GRDBSQLite
-public import MusicModel
+package import MusicModel
 
 /// A song's stored fields as SQLite holds them, for printing without building a ``Song``.
 ///
 /// The byte views point into SQLite's row and are valid only inside the closure that receives
 /// the record: printing thousands of songs (`find`, `search`) then costs no string or array per
 /// song and field.
-public struct SongRecord {
+package struct SongRecord {
     /// The URI's UTF-8 bytes.
-    public let uri: UnsafeRawBufferPointer
+    package let uri: UnsafeRawBufferPointer
     /// When the file was last modified, Unix time.
-    public let lastModified: Int64
+    package let lastModified: Int64
     /// When the song entered the database, Unix time.
-    public let added: Int64
+    package let added: Int64
     /// The audio format's bytes (`44100:16:2`); `nil` when unknown.
-    public let audioFormat: UnsafeRawBufferPointer?
+    package let audioFormat: UnsafeRawBufferPointer?
     /// The duration in seconds, when known.
-    public let duration: Double?
+    package let duration: Double?
     /// The packed tags (PackedTags), in stored order.
     let packedTags: UnsafeRawBufferPointer
 
     /// Calls `body` with each tag value's type and UTF-8 bytes, in stored order.
-    public func forEachTag(_ body: (TagType, UnsafeRawBufferPointer) -> Void) {
+    package func forEachTag(_ body: (TagType, UnsafeRawBufferPointer) -> Void) {
         PackedTags.forEach(in: packedTags) { number, value in
             if let type = TagType(rawValue: number) { body(type, value) }
         }
@@ -68,7 +68,7 @@ extension Library {
     /// A place in the database's song order: `ord`, and the id. A scan numbers `ord` afresh
     /// in the transaction that writes the songs, so no two share one; the id keeps the order
     /// total anyway, and a page boundary exact, should they.
-    public typealias SongPosition = (ord: Int64, id: Int64)
+    package typealias SongPosition = (ord: Int64, id: Int64)
 
     /// A `file` field with the URI of each of up to `limit` songs of the whole database, in
     /// its order, after `cursor` (`nil` to start).

@@ -6,7 +6,7 @@ import Synchronization
 /// `auto_update "yes"`: a `DirectoryWatcher` on the music directory feeding the update queue
 /// through a `ChangeQueue`, so changes on disk reach the database within seconds, with the same
 /// idle events (`update`, `database`) and `updating_db` status as an `update` command.
-public final class AutoUpdate: Sendable {
+package final class AutoUpdate: Sendable {
     private let watcher: DirectoryWatcher
     private let changes: ChangeQueue
 
@@ -16,12 +16,12 @@ public final class AutoUpdate: Sendable {
     }
 
     /// The URIs of the watched directories, sorted.
-    public var watchedDirectories: [String] { watcher.watchedDirectories }
+    package var watchedDirectories: [String] { watcher.watchedDirectories }
 
     /// Stops watching and drops changes not yet handed to the update queue; an update job
     /// already queued or running finishes (or dies with the process: its transaction leaves the
     /// previous database).
-    public func stop() async {
+    package func stop() async {
         await watcher.stop()
         changes.stop()
     }
@@ -33,7 +33,7 @@ extension Library {
     /// MPD waits 5 s; Tonearm's default of 1 s still turns a copied album into one job.
     /// - Throws: `DirectoryWatcher.Failure` when inotify is unavailable or the music directory
     ///   cannot be watched.
-    public func startAutoUpdate(maxDepth: Int?, delay: Duration = .seconds(1)) throws -> AutoUpdate {
+    package func startAutoUpdate(maxDepth: Int?, delay: Duration = .seconds(1)) throws -> AutoUpdate {
         let changes = ChangeQueue(updates: updates, delay: delay, logger: logger)
         let database = settings.databasePath
         let watcher = try DirectoryWatcher(

@@ -1,5 +1,5 @@
 import Foundation
-public import Logging
+package import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -16,9 +16,9 @@ import Synchronization
 /// What is watched follows the scanner's rules (`DiskWalker`): symbolic links to directories are
 /// followed when `follow_inside_symlinks`/`follow_outside_symlinks` allow it, and a directory
 /// reachable twice is watched once (inotify gives one watch per inode).
-public final class DirectoryWatcher: Sendable {
+package final class DirectoryWatcher: Sendable {
     /// What the watcher tells its owner, on the watcher's thread.
-    public enum Event: Sendable, Equatable {
+    package enum Event: Sendable, Equatable {
         /// The walk that sets up the watches finished (at start, or again after the kernel's
         /// event queue overflowed); this many directories are watched.
         case watching(directories: Int)
@@ -28,9 +28,9 @@ public final class DirectoryWatcher: Sendable {
     }
 
     /// Why the watcher could not start.
-    public struct Failure: Error, CustomStringConvertible {
+    package struct Failure: Error, CustomStringConvertible {
         /// The call that failed and the system's reason.
-        public let description: String
+        package let description: String
 
         init(_ call: String, _ code: Int32 = errno) {
             description = "\(call): \(String(cString: strerror(code)))"
@@ -88,7 +88,7 @@ public final class DirectoryWatcher: Sendable {
     ///     sub-directories, …; `nil` is no limit (MPD's default).
     ///   - onEvent: called on the watcher's thread; keep it short.
     /// - Throws: `Failure` when inotify is unavailable or `root` cannot be watched.
-    public convenience init(
+    package convenience init(
         root: String,
         maxDepth: Int? = nil,
         followInsideSymlinks: Bool = true,
@@ -144,13 +144,13 @@ public final class DirectoryWatcher: Sendable {
     }
 
     /// The URIs of the watched directories, sorted (`""` is the music directory).
-    public var watchedDirectories: [String] {
+    package var watchedDirectories: [String] {
         state.withLock { $0.watches.values.map(\.uri) }.sorted()
     }
 
     /// Stops watching: wakes the thread, which removes every watch and closes its descriptors,
     /// and returns once it has. No event is reported after this returns.
-    public func stop() async {
+    package func stop() async {
         if !stopRequested.exchange(true, ordering: .sequentiallyConsistent) {
             var byte: UInt8 = 1
             _ = write(wakePipe[1], &byte, 1)

@@ -3,17 +3,17 @@ import MusicModel
 
 /// The database figures `stats` prints, computed after each update that changed something and
 /// kept in the database so that a restarted server answers at once.
-public struct LibraryStatistics: Sendable, Equatable {
+package struct LibraryStatistics: Sendable, Equatable {
     /// Distinct `Artist` values.
-    public var artists: Int64
+    package var artists: Int64
     /// Distinct `Album` values.
-    public var albums: Int64
+    package var albums: Int64
     /// Songs.
-    public var songs: Int64
+    package var songs: Int64
     /// The sum of all durations, in seconds.
-    public var playtime: Int64
+    package var playtime: Int64
     /// When the database was last updated (UNIX seconds), if ever.
-    public var lastUpdate: Int64?
+    package var lastUpdate: Int64?
 
     /// Recomputes the figures and records `updateTime` as the last update.
     static func refresh(_ db: Database, updateTime: Int64) throws {

@@ -5,7 +5,7 @@ import Platform
 import Synchronization
 
 /// What the library tells the rest of the server about.
-public enum LibraryEvent: Sendable, Equatable {
+package enum LibraryEvent: Sendable, Equatable {
     /// An update job started or finished (idle `update`).
     case update
     /// The database changed (idle `database`).
@@ -17,7 +17,7 @@ public enum LibraryEvent: Sendable, Equatable {
 
 /// Runs `update` and `rescan` jobs one at a time on a background queue, as MPD's
 /// `UpdateService` does: each job gets an id at once, later jobs wait in a bounded queue.
-public final class UpdateService: Sendable {
+package final class UpdateService: Sendable {
     /// MPD's limit on waiting jobs.
     static let maximumQueued = 32
     /// Job ids wrap around after this, as in MPD.
@@ -60,12 +60,12 @@ public final class UpdateService: Sendable {
     }
 
     /// The id of the job running now, for `status`'s `updating_db`.
-    public var runningJobID: Int? { state.withLock { $0.running?.id } }
+    package var runningJobID: Int? { state.withLock { $0.running?.id } }
 
     /// Drops the jobs that wait behind the running one, as MPD cancels its update queue at
     /// shutdown; the running job finishes, or dies with the process, its transaction leaving
     /// the previous database.
-    public func cancelWaitingJobs() {
+    package func cancelWaitingJobs() {
         state.withLock { $0.pending.removeAll() }
     }
 

@@ -1,24 +1,24 @@
 import GRDB
-public import MusicModel
+package import MusicModel
 
 /// What the sticker commands ask of the music database: whether the objects a sticker names
 /// exist. MPD checks each sticker type against the database before it touches a sticker.
 extension Library {
     /// The URIs among `uris` that name songs in the database.
-    public func existingSongs(_ uris: [String]) async throws -> Set<String> {
+    package func existingSongs(_ uris: [String]) async throws -> Set<String> {
         try store.read { db in try Self.existingSongs(uris, db) }
     }
 
     /// Whether some song matches `filter` (MPD's `FilterMatches`, for `filter` and tag
     /// stickers). A filter whose regular expression does not compile matches nothing.
-    public func hasMatch(_ filter: FilterExpression) async throws -> Bool {
+    package func hasMatch(_ filter: FilterExpression) async throws -> Bool {
         guard (try? Self.validateRegexes(filter)) != nil else { return false }
         return try store.read { db in try Self.hasMatch(filter, db) }
     }
 
     /// The songs that a tag sticker's value stands for: MPD's old-style `TAG VALUE` pair of
     /// `find`, an exact match with the tag's fallbacks (`AlbumArtist` falls back to `Artist`).
-    public static func tagFilter(_ tag: TagType, _ value: String) -> FilterExpression {
+    package static func tagFilter(_ tag: TagType, _ value: String) -> FilterExpression {
         .tag(tag, StringPredicate(.equals, value, foldCase: false))
     }
 

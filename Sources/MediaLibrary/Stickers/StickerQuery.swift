@@ -1,18 +1,18 @@
 /// What `sticker find` asks the sticker database for.
-public struct StickerQuery: Sendable, Equatable {
+package struct StickerQuery: Sendable, Equatable {
     /// The sticker type (`song`, `playlist`, `filter` or a tag name as MPD spells it).
-    public var type: String
+    package var type: String
     /// Only objects whose URI starts with this, byte for byte; `""` for all.
-    public var uriPrefix: String
+    package var uriPrefix: String
     /// The sticker name.
-    public var name: String
+    package var name: String
     /// A condition on the value; `nil` for every sticker of that name.
-    public var condition: StickerCondition?
+    package var condition: StickerCondition?
     /// The order; `nil` for the order of the URIs.
-    public var sort: StickerSort?
+    package var sort: StickerSort?
 
     /// Creates a query.
-    public init(
+    package init(
         type: String, uriPrefix: String, name: String, condition: StickerCondition? = nil,
         sort: StickerSort? = nil
     ) {
@@ -25,14 +25,14 @@ public struct StickerQuery: Sendable, Equatable {
 }
 
 /// A condition on a sticker's value: `OP VALUE` of `sticker find`.
-public struct StickerCondition: Sendable, Equatable {
+package struct StickerCondition: Sendable, Equatable {
     /// The comparison.
-    public var comparison: StickerComparison
+    package var comparison: StickerComparison
     /// What the value is compared with.
-    public var operand: String
+    package var operand: String
 
     /// Creates a condition.
-    public init(_ comparison: StickerComparison, _ operand: String) {
+    package init(_ comparison: StickerComparison, _ operand: String) {
         self.comparison = comparison
         self.operand = operand
     }
@@ -40,7 +40,7 @@ public struct StickerCondition: Sendable, Equatable {
 
 /// The value conditions of `sticker find`: MPD 0.23's string comparisons and 0.24's integer
 /// and substring ones.
-public enum StickerComparison: String, Sendable, CaseIterable {
+package enum StickerComparison: String, Sendable, CaseIterable {
     /// `=`: the value equals the operand.
     case equals = "="
     /// `<`: the value sorts before the operand, byte by byte.
@@ -75,9 +75,9 @@ public enum StickerComparison: String, Sendable, CaseIterable {
 }
 
 /// The `sort` of `sticker find` (MPD 0.24): `uri`, `value` or `value_int`, `-` for descending.
-public struct StickerSort: Sendable, Equatable {
+package struct StickerSort: Sendable, Equatable {
     /// What is compared.
-    public enum Key: String, Sendable, CaseIterable {
+    package enum Key: String, Sendable, CaseIterable {
         /// The object's URI, bytewise.
         case uri
         /// The value, bytewise.
@@ -95,12 +95,12 @@ public struct StickerSort: Sendable, Equatable {
     }
 
     /// What is compared.
-    public var key: Key
+    package var key: Key
     /// Largest first.
-    public var descending: Bool
+    package var descending: Bool
 
     /// Creates a sort order.
-    public init(_ key: Key, descending: Bool = false) {
+    package init(_ key: Key, descending: Bool = false) {
         self.key = key
         self.descending = descending
     }

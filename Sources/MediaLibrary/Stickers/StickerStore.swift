@@ -14,7 +14,7 @@ import GRDB
 ///
 /// The store knows nothing of the music database: callers check that a song, playlist or tag
 /// value exists before they attach a sticker to it.
-public final class StickerStore: Sendable {
+package final class StickerStore: Sendable {
     let queue: DatabaseQueue
 
     /// MPD's own statements (`sticker/Database.cxx`): created if missing, never altered.
@@ -30,7 +30,7 @@ public final class StickerStore: Sendable {
 
     /// Opens (creating if needed) the sticker database at `path`.
     /// - Throws: when the file cannot be opened or is not a SQLite database.
-    public init(path: String) throws {
+    package init(path: String) throws {
         var configuration = Configuration()
         // MPD may hold the same file open; wait for its writes instead of failing.
         configuration.busyMode = .timeout(5)
@@ -45,7 +45,7 @@ public final class StickerStore: Sendable {
     // MARK: Reading
 
     /// The value of one sticker, or `nil` when there is none.
-    public func value(type: String, uri: String, name: String) async throws -> String? {
+    package func value(type: String, uri: String, name: String) async throws -> String? {
         try await queue.read { db in
             try String.fetchOne(
                 db, sql: "SELECT value FROM sticker WHERE type=? AND uri=? AND name=?",
@@ -54,7 +54,7 @@ public final class StickerStore: Sendable {
     }
 
     /// Every sticker of one object, by name in byte order (MPD prints them from a `std::map`).
-    public func list(type: String, uri: String) async throws -> [(name: String, value: String)] {
+    package func list(type: String, uri: String) async throws -> [(name: String, value: String)] {
         try await queue.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT name, value FROM sticker WHERE type=? AND uri=? ORDER BY name",
@@ -64,7 +64,7 @@ public final class StickerStore: Sendable {
     }
 
     /// The distinct sticker names, sorted (`stickernames`).
-    public func names() async throws -> [String] {
+    package func names() async throws -> [String] {
         try await queue.read { db in
             try String.fetchAll(db, sql: "SELECT DISTINCT name FROM sticker ORDER BY name")
         }
@@ -72,7 +72,7 @@ public final class StickerStore: Sendable {
 
     /// The distinct name and type pairs, by name and then type, of one type or of all
     /// (`stickernamestypes`).
-    public func namesAndTypes(type: String?) async throws -> [(name: String, type: String)] {
+    package func namesAndTypes(type: String?) async throws -> [(name: String, type: String)] {
         try await queue.read { db in
             let filter = type == nil ? "" : "WHERE type=?"
             let arguments: StatementArguments = type.map { [$0] } ?? []
@@ -84,7 +84,7 @@ public final class StickerStore: Sendable {
 
     /// The stickers named `query.name` of objects whose URI starts with `query.uriPrefix`,
     /// filtered and sorted as the query says (`sticker find`).
-    public func find(_ query: StickerQuery) async throws -> [(uri: String, value: String)] {
+    package func find(_ query: StickerQuery) async throws -> [(uri: String, value: String)] {
         try await queue.read { db in try Self.find(query, db) }
     }
 
@@ -94,7 +94,7 @@ public final class StickerStore: Sendable {
     /// - Returns: whether the database changed: an empty name changes nothing (the `sticker`
     ///   command refuses one before it gets here, as MPD 0.24 does).
     @discardableResult
-    public func set(type: String, uri: String, name: String, value: String) async throws -> Bool {
+    package func set(type: String, uri: String, name: String, value: String) async throws -> Bool {
         try await queue.write { db in try Self.set(type: type, uri: uri, name: name, value: value, db) }
     }
 
@@ -102,7 +102,7 @@ public final class StickerStore: Sendable {
     /// statistics' counters). SQLite does the sum: a value that is not a number counts as 0.
     /// - Returns: whether the database changed (not for an empty name).
     @discardableResult
-    public func add(_ delta: Int64, type: String, uri: String, name: String) async throws -> Bool {
+    package func add(_ delta: Int64, type: String, uri: String, name: String) async throws -> Bool {
         try await queue.write { db in try Self.add(delta, type: type, uri: uri, name: name, db) }
     }
 
@@ -111,7 +111,7 @@ public final class StickerStore: Sendable {
     /// with `operand` as it is, for `dec` too, and an existing one becomes `value + operand` or
     /// `value - operand` as SQLite computes it, where text that is no number counts as 0. MPD
     /// checks neither the operand nor the name; callers refuse an empty name first.
-    public func adjust(
+    package func adjust(
         _ direction: StickerAdjustment, by operand: String, type: String, uri: String,
         name: String
     ) async throws {
@@ -120,7 +120,7 @@ public final class StickerStore: Sendable {
 
     /// Deletes one sticker, or with `name` `nil` every sticker of the object (`sticker delete`).
     /// - Returns: whether anything was deleted.
-    public func delete(type: String, uri: String, name: String?) async throws -> Bool {
+    package func delete(type: String, uri: String, name: String?) async throws -> Bool {
         try await queue.write { db in
             if let name {
                 try db.execute(
@@ -133,7 +133,7 @@ public final class StickerStore: Sendable {
     }
 
     /// Runs several changes in one transaction, from a thread that may block (play statistics).
-    public func writeBlocking<T>(_ body: (StickerWriter) throws -> T) throws -> T {
+    package func writeBlocking<T>(_ body: (StickerWriter) throws -> T) throws -> T {
         try queue.write { db in try body(StickerWriter(db: db)) }
     }
 
@@ -218,24 +218,24 @@ public final class StickerStore: Sendable {
 }
 
 /// Sticker changes inside one transaction of ``StickerStore/writeBlocking(_:)``.
-public struct StickerWriter {
+package struct StickerWriter {
     let db: Database
 
     /// As ``StickerStore/set(type:uri:name:value:)``.
     @discardableResult
-    public func set(type: String, uri: String, name: String, value: String) throws -> Bool {
+    package func set(type: String, uri: String, name: String, value: String) throws -> Bool {
         try StickerStore.set(type: type, uri: uri, name: name, value: value, db)
     }
 
     /// As ``StickerStore/add(_:type:uri:name:)``.
     @discardableResult
-    public func add(_ delta: Int64, type: String, uri: String, name: String) throws -> Bool {
+    package func add(_ delta: Int64, type: String, uri: String, name: String) throws -> Bool {
         try StickerStore.add(delta, type: type, uri: uri, name: name, db)
     }
 }
 
 /// Which way ``StickerStore/adjust(_:by:type:uri:name:)`` moves a value.
-public enum StickerAdjustment: Sendable {
+package enum StickerAdjustment: Sendable {
     /// `sticker inc`.
     case increment
     /// `sticker dec`.

@@ -1,7 +1,7 @@
-public import MusicModel
+package import MusicModel
 
 /// What a sticker is attached to: MPD 0.24's sticker "domains".
-public enum StickerType: Sendable, Equatable {
+package enum StickerType: Sendable, Equatable {
     /// A song, by its URI in the music database.
     case song
     /// A stored playlist, by name.
@@ -12,7 +12,7 @@ public enum StickerType: Sendable, Equatable {
     case tag(TagType)
 
     /// The tags MPD allows stickers on (`sticker/AllowedTags.cxx`), in MPD's tag order.
-    public static let allowedTags: [TagType] = [
+    package static let allowedTags: [TagType] = [
         .artist, .album, .albumArtist, .title, .genre, .composer, .performer, .conductor, .work, .ensemble,
         .location, .label, .musicBrainzArtistID, .musicBrainzAlbumID, .musicBrainzAlbumArtistID,
         .musicBrainzReleaseTrackID, .musicBrainzWorkID,
@@ -21,7 +21,7 @@ public enum StickerType: Sendable, Equatable {
     /// Looks up a type as MPD's `handle_sticker` does: `song`, `playlist` and `filter` exactly,
     /// then any tag name ignoring case (a tag outside ``allowedTags`` is refused later, when
     /// the URI is checked, so that `find` still works for it as in MPD).
-    public init?(name: String) {
+    package init?(name: String) {
         switch name {
         case "song": self = .song
         case "playlist": self = .playlist
@@ -33,7 +33,7 @@ public enum StickerType: Sendable, Equatable {
     }
 
     /// The type as stored in the database's `type` column; tags as MPD spells them.
-    public var name: String {
+    package var name: String {
         switch self {
         case .song: "song"
         case .playlist: "playlist"

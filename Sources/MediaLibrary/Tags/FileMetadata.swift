@@ -1,19 +1,19 @@
-public import MusicModel
+package import MusicModel
 
 /// What reading a file's metadata gives: its tags, duration and audio format.
-public struct FileMetadata: Sendable, Equatable {
+package struct FileMetadata: Sendable, Equatable {
     /// Tag values in the order MPD's decoder plugin for the format reports them (file order for
     /// Vorbis comments); a tag may occur several times (multi-value).
-    public var tags: [TagValue]
+    package var tags: [TagValue]
     /// The duration in seconds, when known.
-    public var duration: Double?
+    package var duration: Double?
     /// The audio format as MPD prints it (`44100:16:2`, `48000:f:2`, `dsd64:2`), when known.
-    public var audioFormat: String?
+    package var audioFormat: String?
     /// Whether the file carries an embedded picture (an attached-picture stream).
-    public var hasEmbeddedPicture: Bool
+    package var hasEmbeddedPicture: Bool
 
     /// Creates metadata.
-    public init(
+    package init(
         tags: [TagValue] = [], duration: Double? = nil, audioFormat: String? = nil, hasEmbeddedPicture: Bool = false
     ) {
         self.tags = tags

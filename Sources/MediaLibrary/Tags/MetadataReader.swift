@@ -1,21 +1,21 @@
 import CFFmpeg
-public import MusicModel
+package import MusicModel
 
 /// Why a file's metadata could not be read.
-public struct MetadataReadError: Error, CustomStringConvertible, Equatable {
+package struct MetadataReadError: Error, CustomStringConvertible, Equatable {
     /// The file.
-    public let path: String
+    package let path: String
     /// What went wrong, for the log.
-    public let reason: String
+    package let reason: String
 
     /// Creates an error.
-    public init(path: String, reason: String) {
+    package init(path: String, reason: String) {
         self.path = path
         self.reason = reason
     }
 
     /// `path: reason`.
-    public var description: String { "\(path): \(reason)" }
+    package var description: String { "\(path): \(reason)" }
 }
 
 /// Reads a song file's tags, duration, audio format and embedded picture without decoding audio.
@@ -25,12 +25,12 @@ public struct MetadataReadError: Error, CustomStringConvertible, Equatable {
 /// header leaves the sample rate or channel count unknown (ADTS AAC, broken files). Vorbis
 /// comments and ID3v2 tags are read natively, because FFmpeg merges or drops their repeated
 /// values; every other tag format comes from FFmpeg's metadata dictionaries.
-public enum MetadataReader {
+package enum MetadataReader {
     /// Reads `path`'s metadata, keeping only the tags in `wanted`.
     ///
     /// Throws ``MetadataReadError`` when FFmpeg cannot open the file, it has no audio stream, or
     /// its audio parameters cannot be determined.
-    public static func read(path: String, tags wanted: TagMask) throws -> FileMetadata {
+    package static func read(path: String, tags wanted: TagMask) throws -> FileMetadata {
         try withInput(path) { context, file in
             let stream = try audioStream(context, path: path)
             let formatName = String(cString: context.pointee.iformat.pointee.name)
@@ -63,7 +63,7 @@ public enum MetadataReader {
     }
 
     /// The first embedded picture (an attached-picture stream's packet) and its MIME type, or nil.
-    public static func readPicture(path: String) throws -> (data: [UInt8], mimeType: String?)? {
+    package static func readPicture(path: String) throws -> (data: [UInt8], mimeType: String?)? {
         try withInput(path) { context, _ in
             guard let stream = firstPicture(context) else { return nil }
             let packet = stream.pointee.attached_pic
@@ -77,7 +77,7 @@ public enum MetadataReader {
     /// stored for FLAC and Ogg, the TXXX frames of an MP3's ID3v2 tag (as MPD reports them), else
     /// FFmpeg's format and audio-stream metadata. Like MPD, only keys
     /// of the form `[A-Za-z][A-Za-z_-]*` and values without control characters are returned.
-    public static func readComments(path: String) throws -> [(key: String, value: String)] {
+    package static func readComments(path: String) throws -> [(key: String, value: String)] {
         try withInput(path) { context, file in
             let stream = try audioStream(context, path: path)
             let formatName = String(cString: context.pointee.iformat.pointee.name)

@@ -2,9 +2,9 @@
 ///
 /// Samples are always interleaved (left, right, left, …) in native byte order, as ALSA, pipes
 /// and Snapcast's fifo take them.
-public struct PCMFormat: Sendable, Hashable, CustomStringConvertible {
+package struct PCMFormat: Sendable, Hashable, CustomStringConvertible {
     /// The kind of one sample.
-    public enum Sample: String, Sendable, Hashable, CaseIterable {
+    package enum Sample: String, Sendable, Hashable, CaseIterable {
         /// Signed 16-bit integers.
         case s16
         /// Signed 24-bit integers in the low bytes of 32-bit words (MPD's `S24_P32`).
@@ -15,9 +15,9 @@ public struct PCMFormat: Sendable, Hashable, CustomStringConvertible {
         case float
 
         /// Bytes one sample takes.
-        public var size: Int { self == .s16 ? 2 : 4 }
+        package var size: Int { self == .s16 ? 2 : 4 }
         /// MPD's spelling in a format string (`16`, `24`, `32`, `f`).
-        public var mpdName: String {
+        package var mpdName: String {
             switch self {
             case .s16: "16"
             case .s24: "24"
@@ -28,33 +28,33 @@ public struct PCMFormat: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Frames per second.
-    public var sampleRate: Int
+    package var sampleRate: Int
     /// The sample type.
-    public var sample: Sample
+    package var sample: Sample
     /// Channels per frame.
-    public var channels: Int
+    package var channels: Int
 
     /// Creates a format.
-    public init(sampleRate: Int, sample: Sample, channels: Int) {
+    package init(sampleRate: Int, sample: Sample, channels: Int) {
         self.sampleRate = sampleRate
         self.sample = sample
         self.channels = channels
     }
 
     /// CD audio: 44.1 kHz, 16 bit, stereo.
-    public static let cd = PCMFormat(sampleRate: 44100, sample: .s16, channels: 2)
+    package static let cd = PCMFormat(sampleRate: 44100, sample: .s16, channels: 2)
 
     /// Bytes per frame (one sample of every channel).
-    public var frameSize: Int { sample.size * channels }
+    package var frameSize: Int { sample.size * channels }
     /// Bytes per second of audio.
-    public var bytesPerSecond: Int { frameSize * sampleRate }
+    package var bytesPerSecond: Int { frameSize * sampleRate }
 
     /// MPD's notation, `44100:16:2`, as `status` `audio` and `format` options write it.
-    public var description: String { "\(sampleRate):\(sample.mpdName):\(channels)" }
+    package var description: String { "\(sampleRate):\(sample.mpdName):\(channels)" }
 
     /// Parses MPD's `RATE:BITS:CHANNELS` (as the `format` option of an output takes it); `*`
     /// keeps the source's value for that field, taken from `source`.
-    public init?(mpdFormat text: String, source: PCMFormat? = nil) {
+    package init?(mpdFormat text: String, source: PCMFormat? = nil) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }
         func field<T>(_ part: Substring, _ keep: T?, _ parse: (Substring) -> T?) -> T? {

@@ -10,21 +10,21 @@ import CFFmpeg
 /// demuxers derive from MP3's LAME header, Opus's pre-skip, Ogg's final granule and MP4's edit
 /// list; the decoder itself cuts MP4's end padding, which FFmpeg 5.1 leaves in), so song B's
 /// first sample follows song A's last one.
-public final class AudioDecoder {
+package final class AudioDecoder {
     /// The file being decoded, for error messages.
-    public let path: String
+    package let path: String
     /// The stream's own format, as MPD's `audio` status shows the decoder's input: FLAC 16-bit
     /// is `44100:16:2`, FFmpeg's float decoders (MP3, AAC, Opus, Vorbis) give `:f:`.
-    public let sourceFormat: PCMFormat
+    package let sourceFormat: PCMFormat
     /// The duration in seconds, when the container states or estimates one.
-    public let duration: Double?
+    package let duration: Double?
     /// The ReplayGain values from the file's tags, if any.
-    public let replayGain: ReplayGainInfo?
+    package let replayGain: ReplayGainInfo?
     /// The MixRamp profile from the file's tags, for crossfading into and out of the song.
-    public let mixRamp: MixRampInfo
+    package let mixRamp: MixRampInfo
     /// Kbit/s of the packet decoded last (0 when unknown), for MPD's `status` `bitrate`: it
     /// follows variable bit rates as they play.
-    public private(set) var bitrate = 0
+    package private(set) var bitrate = 0
 
     private let input: DecoderInput
     private let packet: UnsafeMutablePointer<AVPacket>
@@ -61,7 +61,7 @@ public final class AudioDecoder {
     private static let errorLimit = 64
 
     /// Opens `path`: its container, its best audio stream and a decoder for it.
-    public init(path: String) throws(DecoderError) {
+    package init(path: String) throws(DecoderError) {
         let input = try DecoderInput.open(path: path)
         guard let packet = av_packet_alloc(), let frame = av_frame_alloc() else {
             input.close()
@@ -103,7 +103,7 @@ public final class AudioDecoder {
     /// Seconds from the start of the audible stream to the next sample ``read(into:format:)``
     /// returns. Exact in source samples; while resampling, the samples still inside the
     /// resampler and not yet returned are subtracted.
-    public var position: Double {
+    package var position: Double {
         var seconds = Double(cursor) / Double(sourceRate)
         if let stagingFormat {
             let pending = staging.byteCount / stagingFormat.frameSize + (converter?.delay ?? 0)
@@ -120,7 +120,7 @@ public final class AudioDecoder {
     /// (earlier still for lossy codecs, to rebuild the decoder's state) and decoded audio
     /// before the target sample is dropped, so the next ``read(into:format:)`` starts at that
     /// sample. Past the end, reading returns 0.
-    public func seek(to seconds: Double) throws(DecoderError) {
+    package func seek(to seconds: Double) throws(DecoderError) {
         // A client may ask for any float (`seekcur inf`, `seek 0 1e30`, `nan`): a time past
         // every song is past the end, and NaN is the start, rather than a trap converting to Int64.
         let bounded = seconds.isNaN ? 0 : min(max(0, seconds), Self.latestSeekTarget)
@@ -158,7 +158,7 @@ public final class AudioDecoder {
     /// the end of the stream. Converted with libswresample when `format` differs from the
     /// source's; an s16 source read as s16 is copied bit for bit. A packet FFmpeg cannot decode
     /// is skipped; the file fails only when decoding cannot go on.
-    public func read(into buffer: UnsafeMutableRawBufferPointer, format: PCMFormat) throws(DecoderError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer, format: PCMFormat) throws(DecoderError) -> Int {
         let frameSize = format.frameSize
         guard frameSize > 0, format.sampleRate > 0 else {
             throw DecoderError(.decode, path: path, reason: "cannot convert to \(format)")

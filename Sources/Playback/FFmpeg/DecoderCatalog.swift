@@ -4,16 +4,16 @@ import CFFmpeg
 ///
 /// Tonearm decodes everything through FFmpeg, so it reports one plugin, `ffmpeg`, whose lists
 /// are read from FFmpeg itself rather than written down: a distribution's FFmpeg build decides.
-public struct DecoderCatalog: Sendable, Equatable {
+package struct DecoderCatalog: Sendable, Equatable {
     /// The decoder plugin's name.
-    public let plugin: String
+    package let plugin: String
     /// File name suffixes, lowercase, sorted, without duplicates.
-    public let suffixes: [String]
+    package let suffixes: [String]
     /// MIME types, sorted, without duplicates.
-    public let mimeTypes: [String]
+    package let mimeTypes: [String]
 
     /// Creates a catalog from explicit lists.
-    public init(plugin: String, suffixes: [String], mimeTypes: [String]) {
+    package init(plugin: String, suffixes: [String], mimeTypes: [String]) {
         self.plugin = plugin
         self.suffixes = suffixes
         self.mimeTypes = mimeTypes
@@ -23,7 +23,7 @@ public struct DecoderCatalog: Sendable, Equatable {
     /// usual names of audio formats whose demuxer finds them by probing instead of declaring
     /// extensions (WAV, AIFF, Ogg Opus, …), and the suffixes of formats FFmpeg plays through a
     /// codec rather than a named demuxer (DSD and DTS), as MPD's FFmpeg plugin does.
-    public static func ffmpeg() -> DecoderCatalog {
+    package static func ffmpeg() -> DecoderCatalog {
         var suffixes = Set<String>()
         var mimeTypes = Set<String>()
         var demuxerState: UnsafeMutableRawPointer?
@@ -79,11 +79,11 @@ public struct DecoderCatalog: Sendable, Equatable {
 }
 
 /// Versions of the FFmpeg libraries Tonearm is linked with, for `tonearm --version`.
-public enum FFmpegLibrary {
+package enum FFmpegLibrary {
     /// `libavformat`'s version as `major.minor.micro`.
-    public static var formatVersion: String { versionString(avformat_version()) }
+    package static var formatVersion: String { versionString(avformat_version()) }
     /// `libavcodec`'s version as `major.minor.micro`.
-    public static var codecVersion: String { versionString(avcodec_version()) }
+    package static var codecVersion: String { versionString(avcodec_version()) }
 
     private static func versionString(_ packed: UInt32) -> String {
         "\(packed >> 16).\((packed >> 8) & 0xFF).\(packed & 0xFF)"

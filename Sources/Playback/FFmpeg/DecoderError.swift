@@ -5,9 +5,9 @@ import CFFmpeg
 /// The player shows ``message`` in `status` `error:` the way MPD does, so it is worded like
 /// MPD's (`Failed to decode <path>`); ``reason`` keeps FFmpeg's own explanation for the log.
 /// Thrown as a typed error so the decoder thread's hot path never boxes an `any Error`.
-public struct DecoderError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct DecoderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, so callers can tell a missing file from a broken one.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The file is missing or cannot be read.
         case unreadable
         /// The file was read but FFmpeg recognises no container in it.
@@ -21,14 +21,14 @@ public struct DecoderError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// What went wrong.
-    public var kind: Kind
+    package var kind: Kind
     /// The file concerned, as it was given to the decoder.
-    public var path: String
+    package var path: String
     /// FFmpeg's explanation (`av_strerror`) or Tonearm's, without the path.
-    public var reason: String
+    package var reason: String
 
     /// Creates an error.
-    public init(_ kind: Kind, path: String, reason: String) {
+    package init(_ kind: Kind, path: String, reason: String) {
         self.kind = kind
         self.path = path
         self.reason = reason
@@ -41,7 +41,7 @@ public struct DecoderError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// MPD's wording for the player's `error:` line (checked against Debian's MPD 0.23), for
     /// the song at `path` (``message(uri:)`` with the path).
-    public var message: String { message(uri: path) }
+    package var message: String { message(uri: path) }
 
     /// MPD's wording for the player's `error:` line, naming the song by `uri` as MPD does
     /// (checked against Debian's MPD 0.23): a file that cannot be read gives MPD's nested
@@ -50,7 +50,7 @@ public struct DecoderError: Error, Sendable, Equatable, CustomStringConvertible 
     /// <URI>` with the song's URI as the client knows it, as MPD's decoder thread reports a
     /// plugin's failure, without FFmpeg's reason; a refused seek is MPD's `Decoder failed to
     /// seek`.
-    public func message(uri: String) -> String {
+    package func message(uri: String) -> String {
         switch kind {
         case .unreadable:
             "Failed to decode \(path); Failed to open '\(path)': \(reason)"
@@ -63,7 +63,7 @@ public struct DecoderError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// The message followed by FFmpeg's reason, for logs.
-    public var description: String {
+    package var description: String {
         message.hasSuffix(reason) ? message : "\(message): \(reason)"
     }
 

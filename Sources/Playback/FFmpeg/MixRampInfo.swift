@@ -3,14 +3,14 @@ import CFFmpeg
 /// A song's MixRamp profile from its tags (`MIXRAMP_START`, `MIXRAMP_END`: Vorbis comments,
 /// ID3 `TXXX`, APE; FFmpeg matches the keys case-insensitively), as MPD's decoders hand them
 /// to its player for ``CrossfadeSettings/overlapChunks(chunkSeconds:gainDB:previousGainDB:mixRampStart:mixRampPreviousEnd:maximumChunks:)``.
-public struct MixRampInfo: Sendable, Equatable {
+package struct MixRampInfo: Sendable, Equatable {
     /// How loud the song gets from its start: `dB seconds` pairs, `;`-separated.
-    public var start: String?
+    package var start: String?
     /// How loud it is before its end, in the same form.
-    public var end: String?
+    package var end: String?
 
     /// Creates a profile.
-    public init(start: String? = nil, end: String? = nil) {
+    package init(start: String? = nil, end: String? = nil) {
         self.start = start
         self.end = end
     }

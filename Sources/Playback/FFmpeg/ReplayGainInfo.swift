@@ -5,18 +5,18 @@ import CFFmpeg
 /// Each value is optional because files often carry only track gain, or gain without peak;
 /// MPD's `replaygain_missing_preamp` applies when the mode's gain is missing, and the peak only
 /// limits the gain (`replaygain_limit`) when it is known.
-public struct ReplayGainInfo: Sendable, Equatable {
+package struct ReplayGainInfo: Sendable, Equatable {
     /// Track gain in dB (relative to the ReplayGain reference loudness, 89 dB SPL).
-    public var trackGain: Double?
+    package var trackGain: Double?
     /// Track peak as a linear sample value (1.0 is full scale).
-    public var trackPeak: Double?
+    package var trackPeak: Double?
     /// Album gain in dB.
-    public var albumGain: Double?
+    package var albumGain: Double?
     /// Album peak, linear.
-    public var albumPeak: Double?
+    package var albumPeak: Double?
 
     /// Creates the values.
-    public init(trackGain: Double? = nil, trackPeak: Double? = nil, albumGain: Double? = nil, albumPeak: Double? = nil)
+    package init(trackGain: Double? = nil, trackPeak: Double? = nil, albumGain: Double? = nil, albumPeak: Double? = nil)
     {
         self.trackGain = trackGain
         self.trackPeak = trackPeak
@@ -25,7 +25,7 @@ public struct ReplayGainInfo: Sendable, Equatable {
     }
 
     /// Whether no value is known, so the song counts as having no ReplayGain at all.
-    public var isEmpty: Bool { trackGain == nil && trackPeak == nil && albumGain == nil && albumPeak == nil }
+    package var isEmpty: Bool { trackGain == nil && trackPeak == nil && albumGain == nil && albumPeak == nil }
 
     /// Reads the values from tags: `REPLAYGAIN_*` (Vorbis comments, APE, ID3 `TXXX`, MP4
     /// freeform atoms; FFmpeg matches the keys case-insensitively), then Opus's `R128_*_GAIN`

@@ -14,7 +14,7 @@
 /// The calls mirror MPD's `AudioOutput` plugin interface (`Open`, `Play`, `Drain`, `Cancel`,
 /// `Pause`, `Close`), so MPD's behaviour for each plugin maps onto them one to one. A mixer
 /// and attributes are optional: the defaults below say there are none.
-public protocol AudioOutputDevice: AnyObject {
+package protocol AudioOutputDevice: AnyObject {
     /// The configured `name`, which clients see in `outputs`.
     var name: String { get }
     /// The plugin, as the `type` option and `outputs`' `plugin:` line spell it: `alsa`,
@@ -71,18 +71,18 @@ public protocol AudioOutputDevice: AnyObject {
 
 extension AudioOutputDevice {
     /// No mixer of its own, unless the plugin has one.
-    public var hardwareMixer: (any HardwareMixer)? { nil }
+    package var hardwareMixer: (any HardwareMixer)? { nil }
 
     /// No attributes, unless the plugin has some.
-    public var attributes: [OutputAttribute] { [] }
+    package var attributes: [OutputAttribute] { [] }
 
     /// MPD's answer for a plugin without attributes.
-    public func setAttribute(name: String, value: String) throws(OutputAttributeError) { throw .unsupported }
+    package func setAttribute(name: String, value: String) throws(OutputAttributeError) { throw .unsupported }
 }
 
 /// A volume control in the device itself, reached from the partition's command handlers while
 /// the output thread plays (hence `Sendable`).
-public protocol HardwareMixer: AnyObject, Sendable {
+package protocol HardwareMixer: AnyObject, Sendable {
     /// The current volume, 0…100, as `status` and `getvol` report it.
     func volume() throws(OutputError) -> Int
     /// Sets the volume, 0…100 (`setvol`, `volume`).

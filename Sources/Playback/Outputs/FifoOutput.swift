@@ -17,15 +17,15 @@ import Glibc
 ///   released (``release()`` or deinit), as MPD keeps them for the output's whole life:
 ///   stopping playback must not give `snapserver` an end of file. Only a FIFO this output
 ///   created is removed then.
-public final class FifoOutput: AudioOutputDevice {
+package final class FifoOutput: AudioOutputDevice {
     /// The configured name.
-    public let name: String
+    package let name: String
     /// `fifo`.
-    public var plugin: String { "fifo" }
+    package var plugin: String { "fifo" }
     /// The FIFO's path (`path`).
-    public let path: String
+    package let path: String
     /// A FIFO has no mixer.
-    public var hardwareMixer: (any HardwareMixer)? { nil }
+    package var hardwareMixer: (any HardwareMixer)? { nil }
 
     private let forced: ForcedFormat?
     private var input: Int32 = -1
@@ -44,7 +44,7 @@ public final class FifoOutput: AudioOutputDevice {
     }
 
     /// Creates a FIFO output directly, for tests.
-    public convenience init(name: String = "fifo", path: String) {
+    package convenience init(name: String = "fifo", path: String) {
         self.init(name: name, path: path, forced: nil)
     }
 
@@ -52,10 +52,10 @@ public final class FifoOutput: AudioOutputDevice {
     deinit { release() }
 
     /// Whether this output made the FIFO (and so will remove it when released).
-    public var createdFIFO: Bool { created }
+    package var createdFIFO: Bool { created }
 
     /// Creates and opens the FIFO on the first open, then starts a clock for `format`.
-    public func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
+    package func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
         if output < 0 { try openFIFO() }
         let actual = forced.apply(to: format)
         clock = PacingClock(format: actual)
@@ -63,7 +63,7 @@ public final class FifoOutput: AudioOutputDevice {
     }
 
     /// Paces, then writes everything non-blocking, emptying the FIFO when it is full.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         guard output >= 0, clock != nil, let base = bytes.baseAddress else {
             if bytes.isEmpty { return 0 }
             throw OutputError("Failed to write to FIFO \(path): not open")
@@ -91,29 +91,29 @@ public final class FifoOutput: AudioOutputDevice {
     }
 
     /// Waits until the reader has had time to play what was written.
-    public func drain() {
+    package func drain() {
         clock?.waitUntilPlayed()
     }
 
     /// Restarts the clock and drops what the reader has not taken yet (MPD's `Cancel`).
-    public func cancel() {
+    package func cancel() {
         flush()
     }
 
     /// Stops the clock; the FIFO itself has nothing to pause.
-    public func pause() -> Bool {
+    package func pause() -> Bool {
         clock?.reset()
         return true
     }
 
     /// Ends this playback; the FIFO stays open for the next (see the type's notes).
-    public func close() {
+    package func close() {
         clock = nil
     }
 
     /// Closes the FIFO and removes it if this output created it: the output is going away
     /// (disabled, or the server is shutting down).
-    public func release() {
+    package func release() {
         if input >= 0 { Glibc.close(input) }
         if output >= 0 { Glibc.close(output) }
         input = -1

@@ -4,15 +4,15 @@
 /// playback with no sound card still takes as long as the music and `elapsed` advances as it
 /// would on a device; with `sync "no"` it takes audio as fast as it is written (useful to
 /// decode a whole file quickly, as in benchmarks).
-public final class NullOutput: AudioOutputDevice {
+package final class NullOutput: AudioOutputDevice {
     /// The configured name.
-    public let name: String
+    package let name: String
     /// `null`.
-    public var plugin: String { "null" }
+    package var plugin: String { "null" }
     /// Whether writes are paced to real time (`sync`).
-    public let sync: Bool
+    package let sync: Bool
     /// A null output has no mixer; MPD gives it none either.
-    public var hardwareMixer: (any HardwareMixer)? { nil }
+    package var hardwareMixer: (any HardwareMixer)? { nil }
 
     private let forced: ForcedFormat?
     private var clock: PacingClock?
@@ -27,26 +27,26 @@ public final class NullOutput: AudioOutputDevice {
     }
 
     /// Creates a null output directly, for tests and for a player with no configured output.
-    public convenience init(name: String = "null", sync: Bool = true) {
+    package convenience init(name: String = "null", sync: Bool = true) {
         self.init(name: name, sync: sync, forced: nil)
     }
 
     /// Bytes taken since the last open or cancel: what would have been heard, the position
     /// the pipeline derives elapsed time from.
-    public var bytesWritten: Int { Int(written) }
+    package var bytesWritten: Int { Int(written) }
 
     /// The audio taken since the last open or cancel, as a duration of the opened format.
-    public var playedDuration: Duration {
+    package var playedDuration: Duration {
         guard let opened, opened.bytesPerSecond > 0 else { return .zero }
         let rate = UInt64(opened.bytesPerSecond)
         return .seconds(Int64(written / rate)) + .nanoseconds(Int64(written % rate * 1_000_000_000 / rate))
     }
 
     /// How far the paced audio runs ahead of the clock (MPD's `Delay()`); zero without sync.
-    public var delay: Duration { .nanoseconds(Int64(clock?.delayNanoseconds ?? 0)) }
+    package var delay: Duration { .nanoseconds(Int64(clock?.delayNanoseconds ?? 0)) }
 
     /// Takes any format (or the forced one) and starts counting from zero.
-    public func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
+    package func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
         let actual = forced.apply(to: format)
         opened = actual
         written = 0
@@ -56,7 +56,7 @@ public final class NullOutput: AudioOutputDevice {
 
     /// Counts the whole frames in `bytes`, first waiting for the previous write to have
     /// "played" when synced.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         guard let frameSize = opened?.frameSize, frameSize > 0 else {
             throw OutputError("The null output \"\(name)\" is not open")
         }
@@ -67,24 +67,24 @@ public final class NullOutput: AudioOutputDevice {
     }
 
     /// Waits until the last write has "played", so a song ends when its time is up.
-    public func drain() {
+    package func drain() {
         clock?.waitUntilPlayed()
     }
 
     /// Forgets the position and the clock: stop and seek start afresh.
-    public func cancel() {
+    package func cancel() {
         clock?.reset()
         written = 0
     }
 
     /// Stops the clock: nothing is buffered, so pausing is always possible.
-    public func pause() -> Bool {
+    package func pause() -> Bool {
         clock?.reset()
         return true
     }
 
     /// Ends this playback.
-    public func close() {
+    package func close() {
         clock = nil
         opened = nil
     }

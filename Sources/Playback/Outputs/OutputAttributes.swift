@@ -3,21 +3,21 @@ import Synchronization
 
 /// A runtime attribute of an output, as `outputs` lists it (`attribute: NAME=VALUE`) and
 /// `outputset` changes it (MPD 0.21+).
-public struct OutputAttribute: Sendable, Equatable {
+package struct OutputAttribute: Sendable, Equatable {
     /// The attribute's name (`dop`, `allowed_formats`).
-    public var name: String
+    package var name: String
     /// Its value as MPD prints it.
-    public var value: String
+    package var value: String
 
     /// Creates an attribute.
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
 }
 
 /// Why `outputset` could not change an output's attribute.
-public enum OutputAttributeError: Error, Sendable, Equatable {
+package enum OutputAttributeError: Error, Sendable, Equatable {
     /// No output has the number given.
     case noSuchOutput
     /// The output has no attribute of that name (every plugin but ALSA has none).

@@ -5,21 +5,21 @@ import Glibc
 /// The message is worded as MPD words it (for example `Failed to open ALSA device "hw:9": No
 /// such file or directory`), because it is what users see in the log and in `outputs`, and
 /// what they search for.
-public struct OutputError: Error, CustomStringConvertible, Sendable, Equatable {
+package struct OutputError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The whole message.
-    public var message: String
+    package var message: String
     /// The `errno` value (or the negated ALSA error code) behind the failure, when there is
     /// one, so that callers can tell a busy device (`EBUSY`) from a missing one.
-    public var code: Int32?
+    package var code: Int32?
 
     /// Creates an error with a message.
-    public init(_ message: String, code: Int32? = nil) {
+    package init(_ message: String, code: Int32? = nil) {
         self.message = message
         self.code = code
     }
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 
     /// `"<context>: <strerror(code)>"`, MPD's form for a failed system call.
     static func system(_ context: String, errno code: Int32) -> OutputError {

@@ -1,4 +1,4 @@
-public import Settings
+package import Settings
 
 /// Builds the device for one `audio_output` block.
 ///
@@ -6,9 +6,9 @@ public import Settings
 /// `format` or `sync`) is reported here, when the configuration is read, as MPD reports it
 /// when it starts; nothing is opened until the output thread calls
 /// ``AudioOutputDevice/open(format:)``.
-public enum OutputFactory {
+package enum OutputFactory {
     /// The plugins Tonearm has, by `type`.
-    public static let plugins = ["alsa", "null", "pipe", "fifo"]
+    package static let plugins = ["alsa", "null", "pipe", "fifo"]
 
     /// Makes the device `config` describes.
     ///
@@ -17,7 +17,7 @@ public enum OutputFactory {
     ///     `audio_output_format` by the caller, if any) is forced on every open.
     ///   - defaultMixerType: the global `mixer_type`, for blocks that do not set their own; it
     ///     decides whether an ALSA output gets its ``AudioOutputDevice/hardwareMixer``.
-    public static func make(
+    package static func make(
         _ config: AudioOutputConfiguration, defaultMixerType: MixerType = .hardware
     ) throws(OutputError) -> any AudioOutputDevice {
         let settings = OutputSettings(config)

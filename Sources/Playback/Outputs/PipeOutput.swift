@@ -11,15 +11,15 @@ import Synchronization
 /// after an `EPIPE`, so the failure arrives as an ``OutputError``
 /// (`Write error on pipe: Broken pipe`) whatever the rest of the process does with signals.
 /// The command itself starts with `SIGPIPE` at its default and no signals blocked.
-public final class PipeOutput: AudioOutputDevice {
+package final class PipeOutput: AudioOutputDevice {
     /// The configured name.
-    public let name: String
+    package let name: String
     /// `pipe`.
-    public var plugin: String { "pipe" }
+    package var plugin: String { "pipe" }
     /// The shell command (`command`).
-    public let command: String
+    package let command: String
     /// A pipe has no mixer.
-    public var hardwareMixer: (any HardwareMixer)? { nil }
+    package var hardwareMixer: (any HardwareMixer)? { nil }
 
     private let forced: ForcedFormat?
     private var fd: Int32 = -1
@@ -37,7 +37,7 @@ public final class PipeOutput: AudioOutputDevice {
     }
 
     /// Creates a pipe output directly, for tests.
-    public convenience init(name: String = "pipe", command: String) {
+    package convenience init(name: String = "pipe", command: String) {
         self.init(name: name, command: command, forced: nil)
     }
 
@@ -45,11 +45,11 @@ public final class PipeOutput: AudioOutputDevice {
     deinit { close() }
 
     /// The running command's process id, while open.
-    public var processID: Int32? { child > 0 ? child : nil }
+    package var processID: Int32? { child > 0 ? child : nil }
 
     /// Starts the command (ending one left from an earlier open) and takes `format` as it is:
     /// the command must expect it, which the `format` option pins.
-    public func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
+    package func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
         close()
         let (pid, input) = try Self.spawn(command)
         child = pid
@@ -58,7 +58,7 @@ public final class PipeOutput: AudioOutputDevice {
     }
 
     /// Writes everything to the command's standard input, blocking while its pipe is full.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         guard fd >= 0, let base = bytes.baseAddress else {
             if bytes.isEmpty { return 0 }
             throw OutputError("Write error on pipe: not open")
@@ -86,18 +86,18 @@ public final class PipeOutput: AudioOutputDevice {
     }
 
     /// The command plays at its own pace; there is nothing to wait for here.
-    public func drain() {}
+    package func drain() {}
 
     /// What the command has read cannot be taken back; MPD's pipe output drops nothing either.
-    public func cancel() {}
+    package func cancel() {}
 
     /// A pipe cannot pause: the caller stops writing (and may close, ending the command, as
     /// MPD does).
-    public func pause() -> Bool { false }
+    package func pause() -> Bool { false }
 
     /// Closes the command's standard input and waits for it to exit, killing it if it does not
     /// within a few seconds so that a stuck command cannot hang the output thread.
-    public func close() {
+    package func close() {
         if fd >= 0 {
             Glibc.close(fd)
             fd = -1

@@ -32,24 +32,24 @@ import Glibc
 ///
 /// A value carries the dither state, which runs on from one buffer to the next: keep one per
 /// output, ``reset()`` it when the output opens. Nothing here allocates.
-public struct SoftwareVolume: Sendable {
+package struct SoftwareVolume: Sendable {
     /// The factor for 100 %.
-    public static let unity = 1024
+    package static let unity = 1024
     /// The fractional bits of a factor.
-    public static let fractionBits = 10
+    package static let fractionBits = 10
 
     private var dither = PCMDither()
 
     /// A volume stage with fresh dither state.
-    public init() {}
+    package init() {}
 
     /// Restarts the dither state, as a newly opened MPD output starts it.
-    public mutating func reset() {
+    package mutating func reset() {
         dither = PCMDither()
     }
 
     /// MPD's fixed-point factor (0…1024) for a volume in percent (clamped to 0…100).
-    public static func factor(percent: Int) -> Int {
+    package static func factor(percent: Int) -> Int {
         if percent >= 100 { return unity }
         if percent <= 0 { return 0 }
         let curve: Float = (expf(Float(percent) / 25) - 1) / (Float(54.5981500331) - 1)
@@ -57,14 +57,14 @@ public struct SoftwareVolume: Sendable {
     }
 
     /// Scales the samples in `buffer`, in place, to `volume` percent.
-    public mutating func apply(_ volume: Int, to buffer: UnsafeMutableRawBufferPointer, format: PCMFormat) {
+    package mutating func apply(_ volume: Int, to buffer: UnsafeMutableRawBufferPointer, format: PCMFormat) {
         apply(factor: Self.factor(percent: volume), to: buffer, sample: format.sample)
     }
 
     /// Scales the samples in `buffer`, in place, by `factor` / 1024. A trailing partial sample
     /// is left alone. Replay gain uses this too (MPD's `ReplayGainFilter` is a `PcmVolume`),
     /// with factors up to 15 × 1024: integer samples then clip at full scale, floats do not.
-    public mutating func apply(factor: Int, to buffer: UnsafeMutableRawBufferPointer, sample: PCMFormat.Sample) {
+    package mutating func apply(factor: Int, to buffer: UnsafeMutableRawBufferPointer, sample: PCMFormat.Sample) {
         guard factor != Self.unity, let base = buffer.baseAddress else { return }
         let count = buffer.count / sample.size
         if factor == 0 {
@@ -104,7 +104,7 @@ public struct SoftwareVolume: Sendable {
     /// volume stage. `destination` needs twice the bytes of `source`; returns the bytes
     /// written (fewer if it is too small).
     @discardableResult
-    public static func widen16To24(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer)
+    package static func widen16To24(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer)
         -> Int
     {
         guard let input = source.baseAddress, let output = destination.baseAddress else { return 0 }

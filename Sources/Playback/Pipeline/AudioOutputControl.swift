@@ -1,24 +1,24 @@
 /// One audio output as `outputs` shows it.
-public struct OutputStatus: Sendable, Equatable {
+package struct OutputStatus: Sendable, Equatable {
     /// The output's number (`outputid`), in configuration order.
-    public var id: Int
+    package var id: Int
     /// `outputname`.
-    public var name: String
+    package var name: String
     /// `plugin`.
-    public var plugin: String
+    package var plugin: String
     /// `outputenabled`.
-    public var enabled: Bool
+    package var enabled: Bool
     /// Why the output last failed, if it did.
-    public var error: String?
+    package var error: String?
     /// Whether the output has a mixer (software or hardware): switching it raises idle
     /// `mixer` as well, as in MPD.
-    public var hasMixer = false
+    package var hasMixer = false
     /// `attribute:` lines (``AudioOutputDevice/attributes``).
-    public var attributes: [OutputAttribute] = []
+    package var attributes: [OutputAttribute] = []
 }
 
 /// The audio outputs the server can switch on and off (`outputs`, `enableoutput`, …).
-public protocol AudioOutputControl: AnyObject, Sendable {
+package protocol AudioOutputControl: AnyObject, Sendable {
     /// Every configured output.
     var outputStatuses: [OutputStatus] { get }
     /// Enables or disables output `id`. - Returns: whether it changed; `nil` for no such output.

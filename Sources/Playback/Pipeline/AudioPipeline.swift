@@ -1,25 +1,25 @@
-public import Settings
+package import Settings
 
 /// A song as the pipeline plays it: where its file is and which part of it plays.
-public struct PipelineTrack: Sendable, Equatable {
+package struct PipelineTrack: Sendable, Equatable {
     /// Identifies the track to the player (the queue entry's id).
-    public var token: Int
+    package var token: Int
     /// The absolute path of the file.
-    public var path: String
+    package var path: String
     /// The song's URI as clients know it (relative to the music directory), which MPD's
     /// `Failed to decode` message names; `nil` when only the path is known.
-    public var uri: String?
+    package var uri: String?
     /// Where playback starts, in seconds.
-    public var start: Double
+    package var start: Double
     /// Where playback ends, in seconds, or `nil` for the end of the file.
-    public var end: Double?
+    package var end: Double?
     /// The song's full duration, when known.
-    public var duration: Double?
+    package var duration: Double?
     /// The song's audio format as `status` prints it (`44100:16:2`), when known.
-    public var audioFormat: String?
+    package var audioFormat: String?
 
     /// Creates a track.
-    public init(
+    package init(
         token: Int, path: String, uri: String? = nil, start: Double = 0, end: Double? = nil, duration: Double?,
         audioFormat: String?
     ) {
@@ -35,7 +35,7 @@ public struct PipelineTrack: Sendable, Equatable {
 
 /// What the pipeline reports to the player, always asynchronously and never while a call
 /// into the pipeline is running.
-public enum PipelineEvent: Sendable, Equatable {
+package enum PipelineEvent: Sendable, Equatable {
     /// The queued track took over at the end of the previous one (gapless).
     case started(PipelineTrack)
     /// The pipeline paused at the border into the queued track, as ``AudioPipeline/setBorderPause(_:)`` asked.
@@ -51,22 +51,22 @@ public enum PipelineEvent: Sendable, Equatable {
 }
 
 /// What the pipeline is doing right now, for `status`.
-public struct PipelineStatus: Sendable, Equatable {
+package struct PipelineStatus: Sendable, Equatable {
     /// Whether something plays, is paused, or nothing does.
-    public var state: PlayState
+    package var state: PlayState
     /// The position in the current track, in seconds.
-    public var elapsed: Double
+    package var elapsed: Double
     /// The bit rate of what is being decoded, kbit/s (0 when unknown).
-    public var bitrate: Int
+    package var bitrate: Int
     /// The current track, when there is one.
-    public var track: PipelineTrack?
+    package var track: PipelineTrack?
     /// Why the pipeline holds the track paused when no output could play it: the message of
     /// the ``PipelineEvent/outputsFailed(_:)`` that follows. Set in the same instant as the
     /// pause, so `status` never shows the pause without its error.
-    public var outputsFailure: String?
+    package var outputsFailure: String?
 
     /// Creates a status.
-    public init(
+    package init(
         state: PlayState, elapsed: Double = 0, bitrate: Int = 0, track: PipelineTrack? = nil,
         outputsFailure: String? = nil
     ) {
@@ -84,7 +84,7 @@ public struct PipelineStatus: Sendable, Equatable {
 /// Every call returns at once. Each ``play(_:from:paused:)`` starts a new *generation*;
 /// events carry the generation they belong to, so the controller can drop events that were
 /// already on their way when it started something else.
-public protocol AudioPipeline: AnyObject, Sendable {
+package protocol AudioPipeline: AnyObject, Sendable {
     /// Where events go; called on the pipeline's own thread.
     func setEventHandler(_ handler: @escaping @Sendable (_ generation: UInt64, PipelineEvent) -> Void)
     /// Starts `track` at `offset` seconds into the file, replacing what played, and returns

@@ -13,31 +13,31 @@ import Glibc
 ///   one's `MIXRAMP_END`) it is where the two ramps reach `mixrampdb` (less each song's replay
 ///   gain), added, minus `mixrampdelay`; when the ramps say nothing usable there is no overlap
 ///   at all.
-public struct CrossfadeSettings: Sendable, Equatable {
+package struct CrossfadeSettings: Sendable, Equatable {
     /// `crossfade`: the fade in seconds; 0 disables it.
-    public var seconds: Double
+    package var seconds: Double
     /// `mixrampdb`: the loudness, in dB, at which MixRamp joins the songs.
-    public var mixRampDB: Float
+    package var mixRampDB: Float
     /// `mixrampdelay`: seconds taken off the MixRamp overlap; ≤ 0 or `nan` disables MixRamp.
-    public var mixRampDelay: Float
+    package var mixRampDelay: Float
 
     /// Songs shorter than this never crossfade (MPD's `MIN_TOTAL_TIME`).
-    public static let minimumSongSeconds = 20.0
+    package static let minimumSongSeconds = 20.0
 
     /// Creates settings; the defaults are MPD's (no crossfade, MixRamp off).
-    public init(seconds: Double = 0, mixRampDB: Float = 0, mixRampDelay: Float = -1) {
+    package init(seconds: Double = 0, mixRampDB: Float = 0, mixRampDelay: Float = -1) {
         self.seconds = seconds
         self.mixRampDB = mixRampDB
         self.mixRampDelay = mixRampDelay
     }
 
     /// Whether songs are crossfaded at all.
-    public var isEnabled: Bool { seconds > 0 }
+    package var isEnabled: Bool { seconds > 0 }
 
     /// Equal when every field has the same bits, so that `nan` (which `mixrampdb` and
     /// `mixrampdelay` accept) equals itself: the decoder compares settings before each chunk
     /// to know whether its plan for the next song still holds.
-    public static func == (a: CrossfadeSettings, b: CrossfadeSettings) -> Bool {
+    package static func == (a: CrossfadeSettings, b: CrossfadeSettings) -> Bool {
         a.seconds.bitPattern == b.seconds.bitPattern && a.mixRampDB.bitPattern == b.mixRampDB.bitPattern
             && a.mixRampDelay.bitPattern == b.mixRampDelay.bitPattern
     }
@@ -45,10 +45,10 @@ public struct CrossfadeSettings: Sendable, Equatable {
     /// Whether MixRamp decides the overlap and the songs are added rather than faded. MPD
     /// adds them whenever `mixrampdelay` > 0, even when the tags are missing and the overlap
     /// falls back to the crossfade's length (measured with MPD 0.23).
-    public var isMixRampEnabled: Bool { mixRampDelay > 0 }
+    package var isMixRampEnabled: Bool { mixRampDelay > 0 }
 
     /// Whether the songs of these durations (seconds, `nil` when unknown) crossfade.
-    public func canCrossfade(current: Double?, next: Double?, sameFormat: Bool) -> Bool {
+    package func canCrossfade(current: Double?, next: Double?, sameFormat: Bool) -> Bool {
         func long(_ duration: Double?) -> Bool {
             guard let duration else { return false }
             return duration >= Self.minimumSongSeconds && seconds < duration
@@ -63,7 +63,7 @@ public struct CrossfadeSettings: Sendable, Equatable {
     ///   - mixRampStart: the next song's `MIXRAMP_START`.
     ///   - mixRampPreviousEnd: the current song's `MIXRAMP_END`.
     ///   - maximumChunks: what the buffer can hold.
-    public func overlapChunks(
+    package func overlapChunks(
         chunkSeconds: Double, gainDB: Float = 0, previousGainDB: Float = 0,
         mixRampStart: String?, mixRampPreviousEnd: String?, maximumChunks: Int
     ) -> Int {
@@ -90,7 +90,7 @@ public struct CrossfadeSettings: Sendable, Equatable {
     /// 1.50;-10.00 3.00`. An exact match gives its time; otherwise the time is interpolated
     /// linearly between the last quieter pair and the first louder one, or is the first pair's
     /// time when even that is louder.
-    public static func interpolate(ramp: String, requiredDB: Float) -> Double {
+    package static func interpolate(ramp: String, requiredDB: Float) -> Double {
         ramp.withCString { text -> Double in
             var cursor = UnsafeMutablePointer(mutating: text)
             var last: (db: Float, seconds: Float)?

@@ -1,5 +1,5 @@
 import Foundation
-public import Settings
+package import Settings
 
 /// Building a pipeline for the configured outputs, switching them (`outputs`, `enableoutput`,
 /// `outputset`), and handing one to another partition's pipeline (`moveoutput`): the devices
@@ -13,7 +13,7 @@ extension DecodingPipeline: OutputPipeline {
     /// With no block at all, MPD's choice: ALSA's `default` device.
     /// - Parameter report: receives one line per output that cannot be set up (it is left out)
     ///   and, later, every playback failure with its full reason: the server's log.
-    public static func make(configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void)
+    package static func make(configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void)
         -> DecodingPipeline
     {
         make(
@@ -24,7 +24,7 @@ extension DecodingPipeline: OutputPipeline {
     /// Builds a pipeline over devices shared with other partitions' pipelines.
     /// - Parameter attached: whether it holds the devices at start (the default partition)
     ///   or none of them (a new partition: `moveoutput` brings them).
-    public static func make(
+    package static func make(
         devices: OutputDevices, attached: Bool, configuration: TonearmConfiguration,
         report: @escaping @Sendable (String) -> Void
     ) -> DecodingPipeline {
@@ -39,7 +39,7 @@ extension DecodingPipeline: OutputPipeline {
 
     /// Every device, by its index in the configuration; one this pipeline does not hold shows
     /// as MPD shows a moved-away output: plugin `dummy`.
-    public var outputStatuses: [OutputStatus] {
+    package var outputStatuses: [OutputStatus] {
         let slots = transport.withLock { transport.outputs }
         return outputs.indices.map {
             let held = slots[$0].attached
@@ -50,7 +50,7 @@ extension DecodingPipeline: OutputPipeline {
         }
     }
 
-    public func setOutput(_ id: Int, enabled on: Bool) -> Bool? {
+    package func setOutput(_ id: Int, enabled on: Bool) -> Bool? {
         transport.withLock {
             guard let changed = transport.outputs.setEnabled(id, on) else { return nil }
             if changed && transport.outputs.reference == nil && !nowPlaying.withLock({ $0.isStopped || $0.paused }) {
@@ -64,18 +64,18 @@ extension DecodingPipeline: OutputPipeline {
         }
     }
 
-    public var hasMixer: Bool {
+    package var hasMixer: Bool {
         let slots = transport.withLock { transport.outputs }
         return outputs.indices.contains { slots[$0].attached && outputs[$0].hasMixer }
     }
 
-    public func setAttribute(output id: Int, name: String, value: String) throws(OutputAttributeError) {
+    package func setAttribute(output id: Int, name: String, value: String) throws(OutputAttributeError) {
         guard outputs.indices.contains(id) else { throw .noSuchOutput }
         try outputs[id].device.setAttribute(name: name, value: value)
     }
 
     /// Whether this pipeline holds output `index`.
-    public func holdsOutput(_ index: Int) -> Bool {
+    package func holdsOutput(_ index: Int) -> Bool {
         transport.withLock { transport.outputs.count > index && index >= 0 && transport.outputs[index].attached }
     }
 
@@ -89,7 +89,7 @@ extension DecodingPipeline: OutputPipeline {
     /// waits on the transport's condition, which releases the lock, so the audio threads go on.
     /// - Returns: whether it was enabled; `nil` when this pipeline does not hold it, or when
     ///   its thread did not let go in time (then the pipeline keeps it).
-    public func detachOutput(_ index: Int) -> Bool? {
+    package func detachOutput(_ index: Int) -> Bool? {
         transport.withLock {
             guard let wasEnabled = transport.outputs.beginDetach(index, buffer: transport.buffer) else { return nil }
             transport.broadcast()
@@ -109,7 +109,7 @@ extension DecodingPipeline: OutputPipeline {
     /// Gives output `index` to this pipeline, enabled or not; its thread opens the device with
     /// the next chunk written from now on. - Precondition: no other pipeline holds it
     /// (``detachOutput(_:)``).
-    public func attachOutput(_ index: Int, enabled on: Bool) {
+    package func attachOutput(_ index: Int, enabled on: Bool) {
         transport.withLock {
             transport.outputs.attach(index, enabled: on, buffer: transport.buffer)
             transport.broadcast()

@@ -1,5 +1,5 @@
 import Foundation
-public import Settings
+package import Settings
 
 /// The audio pipeline (docs/internals.md): a decoder thread fills a ``PCMBuffer`` and one output
 /// thread per audio output plays it, gaplessly from one song into the next.
@@ -17,7 +17,7 @@ public import Settings
 /// The first working output is the *reference*: what it has played is `elapsed`, and when it
 /// crosses into the next song the player hears `started`. A new kind of output is a new
 /// ``AudioOutputDevice``; the pipeline does not change.
-public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
+package final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     // Every stored property is immutable; the mutable state lives in the parts, each behind
     // its own lock, which the compiler cannot see through `PipelineTransport`, hence @unchecked.
     /// The outputs, in configuration order.
@@ -67,7 +67,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     }
 
     /// Stops every thread: a deleted partition's pipeline (`delpartition`), and tests.
-    public func shutDown() {
+    package func shutDown() {
         transport.withLock {
             transport.isShutDown = true
             transport.broadcast()
@@ -77,11 +77,11 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
 
     // MARK: AudioPipeline
 
-    public func setEventHandler(_ handler: @escaping @Sendable (UInt64, PipelineEvent) -> Void) {
+    package func setEventHandler(_ handler: @escaping @Sendable (UInt64, PipelineEvent) -> Void) {
         events.setHandler(handler)
     }
 
-    public func play(_ track: PipelineTrack, from offset: Double, paused: Bool) -> UInt64 {
+    package func play(_ track: PipelineTrack, from offset: Double, paused: Bool) -> UInt64 {
         transport.withLock {
             transport.generation &+= 1
             let generation = transport.generation
@@ -100,7 +100,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         }
     }
 
-    public func enqueue(_ track: PipelineTrack?) {
+    package func enqueue(_ track: PipelineTrack?) {
         transport.withLock {
             nowPlaying.withLock { $0.enqueue(track) }
             transport.decoder.enqueue(track, buffer: transport.buffer)
@@ -110,7 +110,7 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
 
     /// Pauses or resumes. Pausing counts the chunk the reference output is writing as heard at
     /// once (``NowPlaying/setPaused(_:)``) and does not wait for the write.
-    public func setPaused(_ paused: Bool) {
+    package func setPaused(_ paused: Bool) {
         transport.withLock {
             transport.paused = paused
             nowPlaying.withLock { $0.setPaused(paused) }
@@ -118,11 +118,11 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         }
     }
 
-    public func setBorderPause(_ enabled: Bool) {
+    package func setBorderPause(_ enabled: Bool) {
         transport.withLock { transport.borderPause = enabled }
     }
 
-    public func stop() {
+    package func stop() {
         transport.withLock {
             transport.generation &+= 1
             let generation = transport.generation
@@ -134,12 +134,12 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         }
     }
 
-    public var status: PipelineStatus { nowPlaying.withLock { $0.status } }
+    package var status: PipelineStatus { nowPlaying.withLock { $0.status } }
 
-    public var playedSeconds: Double { nowPlaying.withLock { $0.played } }
+    package var playedSeconds: Double { nowPlaying.withLock { $0.played } }
 
     /// Sets the software volume (0…100) applied by outputs with a software mixer.
-    public func setVolume(_ level: Int) {
+    package func setVolume(_ level: Int) {
         settings.withLock { $0.volume = level }
         let held = transport.withLock { (0..<outputs.count).map { transport.outputs[$0].attached } }
         // Hardware mixers outside every lock: the card may take a moment. Only this
@@ -149,13 +149,13 @@ public final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
 
     /// Sets the replay gain mode in effect. The gain is applied as songs are decoded, so what
     /// is already buffered plays on at the gain it was decoded with.
-    public func setReplayGainMode(_ mode: ReplayGainMode) {
+    package func setReplayGainMode(_ mode: ReplayGainMode) {
         settings.withLock { $0.replayGain.mode = mode }
     }
 
     /// Sets `crossfade`, `mixrampdb` and `mixrampdelay`; they apply from the next song change
     /// the decoder reaches (a fade under way runs to its end).
-    public func setCrossfade(_ settings: CrossfadeSettings) {
+    package func setCrossfade(_ settings: CrossfadeSettings) {
         self.settings.withLock { $0.crossfade = settings }
     }
 

@@ -1,9 +1,9 @@
-public import Settings
+package import Settings
 
 /// The configured audio output devices, opened once for the whole server and shared by every
 /// partition's pipeline: an output plays in the pipeline of the partition that holds it
 /// (`moveoutput` hands it over), so a device is never driven by two pipelines at once.
-public final class OutputDevices: @unchecked Sendable {
+package final class OutputDevices: @unchecked Sendable {
     // Immutable; each device is driven by one output thread at a time, that of the pipeline
     // holding it, and ``DecodingPipeline/detachOutput(_:)`` waits for that thread to let go
     // before another pipeline may take it, which the compiler cannot see.
@@ -14,7 +14,7 @@ public final class OutputDevices: @unchecked Sendable {
     /// Opens the outputs of the `audio_output` blocks; with none, MPD's choice: ALSA's
     /// `default` device.
     /// - Parameter report: receives one line per output that cannot be set up (it is left out).
-    public init(configuration: TonearmConfiguration, report: @Sendable (String) -> Void) {
+    package init(configuration: TonearmConfiguration, report: @Sendable (String) -> Void) {
         var blocks = configuration.audioOutputs
         if blocks.isEmpty { blocks = [AudioOutputConfiguration(type: "alsa", name: "default")] }
         var outputs: [PipelineOutput] = []
@@ -36,5 +36,5 @@ public final class OutputDevices: @unchecked Sendable {
     }
 
     /// The outputs' names, by index.
-    public var names: [String] { outputs.map(\.name) }
+    package var names: [String] { outputs.map(\.name) }
 }

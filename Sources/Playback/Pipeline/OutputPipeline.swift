@@ -3,7 +3,7 @@
 /// every partition's pipeline (``OutputDevices``); each plays in the one pipeline that holds it,
 /// and `moveoutput` hands it from one to another with ``detachOutput(_:)`` and
 /// ``attachOutput(_:enabled:)``.
-public protocol OutputPipeline: AudioPipeline, AudioOutputControl {
+package protocol OutputPipeline: AudioPipeline, AudioOutputControl {
     /// Whether this pipeline holds output `index`.
     func holdsOutput(_ index: Int) -> Bool
     /// Lets output `index` go, waiting until its device is closed so that another pipeline may

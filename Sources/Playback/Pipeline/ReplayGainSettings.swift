@@ -1,5 +1,5 @@
 import Glibc
-public import Settings
+package import Settings
 
 /// How loud each song plays under replay gain: the `replaygain_*` options, the mode in effect,
 /// and MPD's arithmetic that turns a song's tags into a volume factor.
@@ -19,19 +19,19 @@ public import Settings
 /// 4. `preamp` and `missing_preamp` are the options' dB turned linear when they are read
 ///    (MPD's `ParsePreamp`: `10^(dB / 20)` in double precision, stored as a float).
 /// 5. `off` is a factor of exactly 1024, which leaves the samples untouched.
-public struct ReplayGainSettings: Sendable, Equatable {
+package struct ReplayGainSettings: Sendable, Equatable {
     /// The mode in effect: `off`, `track` or `album`. `auto` is resolved by the player, which
     /// knows whether random is on (``effectiveMode(_:random:)``); here it counts as `album`.
-    public var mode: ReplayGainMode
+    package var mode: ReplayGainMode
     /// `replaygain_preamp`, dB, for songs that have a gain.
-    public var preamp: Double
+    package var preamp: Double
     /// `replaygain_missing_preamp`, dB, for songs that have none.
-    public var missingPreamp: Double
+    package var missingPreamp: Double
     /// `replaygain_limit`: never let the gain push the song's peak above full scale.
-    public var limit: Bool
+    package var limit: Bool
 
     /// Settings with MPD's defaults: off, 0 dB, 0 dB, limited.
-    public init(mode: ReplayGainMode = .off, preamp: Double = 0, missingPreamp: Double = 0, limit: Bool = true) {
+    package init(mode: ReplayGainMode = .off, preamp: Double = 0, missingPreamp: Double = 0, limit: Bool = true) {
         self.mode = mode
         self.preamp = preamp
         self.missingPreamp = missingPreamp
@@ -40,7 +40,7 @@ public struct ReplayGainSettings: Sendable, Equatable {
 
     /// The options from the configuration; the mode starts `off` until the player sets the
     /// one in effect.
-    public init(configuration: TonearmConfiguration) {
+    package init(configuration: TonearmConfiguration) {
         self.init(
             preamp: configuration.replayGainPreamp, missingPreamp: configuration.replayGainMissingPreamp,
             limit: configuration.replayGainLimit)
@@ -50,13 +50,13 @@ public struct ReplayGainSettings: Sendable, Equatable {
     /// `Partition::UpdateEffectiveReplayGainMode`): `auto` is `track` while random is on,
     /// since shuffled songs of different albums should sound equally loud, and `album`
     /// otherwise, keeping an album's own dynamics.
-    public static func effectiveMode(_ mode: ReplayGainMode, random: Bool) -> ReplayGainMode {
+    package static func effectiveMode(_ mode: ReplayGainMode, random: Bool) -> ReplayGainMode {
         mode == .auto ? (random ? .track : .album) : mode
     }
 
     /// The linear scale for a song with `info` (`nil`: no replay gain tags), or `nil` when
     /// the mode is `off`.
-    public func scale(for info: ReplayGainInfo?) -> Float? {
+    package func scale(for info: ReplayGainInfo?) -> Float? {
         guard mode != .off else { return nil }
         let (gain, peak) = tuple(of: info)
         guard let gain else { return Self.linear(missingPreamp) }
@@ -68,7 +68,7 @@ public struct ReplayGainSettings: Sendable, Equatable {
 
     /// The song's factor in MPD's fixed point (1024 = unchanged), as
     /// ``SoftwareVolume/apply(factor:to:sample:)`` takes it.
-    public func factor(for info: ReplayGainInfo?) -> Int {
+    package func factor(for info: ReplayGainInfo?) -> Int {
         guard let scale = scale(for: info) else { return SoftwareVolume.unity }
         return Int(scale * Float(SoftwareVolume.unity) + 0.5)
     }

@@ -1,8 +1,8 @@
-public import MusicModel
+package import MusicModel
 
 extension PlayerController {
     /// What the state file should hold now.
-    public func savedState() -> SavedPlayerState {
+    package func savedState() -> SavedPlayerState {
         let status = self.status
         return withCoreUnchecked { core in
             var saved = SavedPlayerState()
@@ -30,7 +30,7 @@ extension PlayerController {
 
     /// A value that changes whenever something the state file keeps changes (MPD's
     /// `StateFile::CheckModified` hash): compared between periodic writes.
-    public func stateFingerprint() -> [Int] {
+    package func stateFingerprint() -> [Int] {
         let status = self.status
         return [
             Int(status.queueVersion), status.current?.position ?? -1, Int(status.elapsed ?? -1),
@@ -48,7 +48,7 @@ extension PlayerController {
     ///   - songs: the saved entries looked up in the database, `nil` where a song is gone
     ///     (those are skipped, as MPD skips them).
     ///   - restorePaused: start paused where the file says playing (`restore_paused`).
-    public func restore(_ saved: SavedPlayerState, songs: [Song?], restorePaused: Bool) {
+    package func restore(_ saved: SavedPlayerState, songs: [Song?], restorePaused: Bool) {
         update { core in
             // At start nobody hears these; a restore that waited for the first scan tells the
             // clients that connected meanwhile.

@@ -1,5 +1,5 @@
-public import MusicModel
-public import Settings
+package import MusicModel
+package import Settings
 import Synchronization
 
 /// One partition's player: the queue, the now-playing song, the playback modes and the
@@ -8,9 +8,9 @@ import Synchronization
 /// Every change runs under one lock, in the order callers arrive; idle events the change
 /// raises are delivered after the lock is released. The audio pipeline is driven through
 /// ``AudioPipeline`` and reports back asynchronously.
-public final class PlayerController: Sendable {
+package final class PlayerController: Sendable {
     /// The partition's name (`default` for the first).
-    public let partition: String
+    package let partition: String
     private let core: Mutex<PlayerCore>
     private let pipeline: any AudioPipeline
     private let notify: @Sendable (IdleSubsystems) -> Void
@@ -27,7 +27,7 @@ public final class PlayerController: Sendable {
     ///     current one and how long it was heard (the server keeps play statistics with it).
     ///     It runs on the thread of the change, a session's or the pipeline's, so it should
     ///     hand slow work elsewhere.
-    public init(
+    package init(
         partition: String = "default",
         maximumLength: Int,
         pipeline: any AudioPipeline,
@@ -88,10 +88,10 @@ public final class PlayerController: Sendable {
     // MARK: Reading
 
     /// The queue as it is now (a copy that later changes do not touch).
-    public var queue: Queue { read { $0.queue } }
+    package var queue: Queue { read { $0.queue } }
 
     /// Everything `status` prints, read at one instant.
-    public var status: PlayerStatus {
+    package var status: PlayerStatus {
         read { core in
             let pipelineStatus = core.pipeline.status
             let state = core.state
@@ -120,7 +120,7 @@ public final class PlayerController: Sendable {
     }
 
     /// The current song's queue entry and position, if there is one (also while stopped).
-    public var currentEntry: (entry: QueueEntry, position: Int)? {
+    package var currentEntry: (entry: QueueEntry, position: Int)? {
         read { core in
             guard let index = core.current else { return nil }
             let position = core.queue.position(atOrder: index)
@@ -129,75 +129,75 @@ public final class PlayerController: Sendable {
     }
 
     /// The replay gain mode as set (`replay_gain_status`), `auto` included.
-    public var replayGainMode: ReplayGainMode { read { $0.replayGainMode } }
+    package var replayGainMode: ReplayGainMode { read { $0.replayGainMode } }
     /// The volume, or `nil` without a mixer.
-    public var volume: Int? { read { $0.volume } }
+    package var volume: Int? { read { $0.volume } }
     /// Seconds of music played since start, for `stats`.
-    public var playedSeconds: Double { pipeline.playedSeconds }
+    package var playedSeconds: Double { pipeline.playedSeconds }
 
     // MARK: Playback control
 
     /// `play [POS]`.
-    public func play(position: Int?) throws(QueueError) {
+    package func play(position: Int?) throws(QueueError) {
         try change { core throws(QueueError) in try core.play(position: position) }
     }
     /// `playid [ID]`.
-    public func play(id: Int?) throws(QueueError) {
+    package func play(id: Int?) throws(QueueError) {
         try change { core throws(QueueError) in try core.play(id: id) }
     }
     /// `pause [0|1]`; `nil` toggles.
-    public func pause(_ paused: Bool?) { update { $0.setPaused(paused) } }
+    package func pause(_ paused: Bool?) { update { $0.setPaused(paused) } }
     /// `stop`.
-    public func stop() { update { $0.stop() } }
+    package func stop() { update { $0.stop() } }
     /// `next`.
-    public func next() throws(PlayerError) {
+    package func next() throws(PlayerError) {
         try change { core throws(PlayerError) in try core.next() }
     }
     /// `previous`.
-    public func previous() throws(PlayerError) {
+    package func previous() throws(PlayerError) {
         try change { core throws(PlayerError) in try core.previous() }
     }
     /// `seek POS TIME`.
-    public func seek(position: Int, to time: Double) throws(QueueError) {
+    package func seek(position: Int, to time: Double) throws(QueueError) {
         try change { core throws(QueueError) in try core.seek(position: position, to: time) }
     }
     /// `seekid ID TIME`.
-    public func seek(id: Int, to time: Double) throws(QueueError) {
+    package func seek(id: Int, to time: Double) throws(QueueError) {
         try change { core throws(QueueError) in try core.seek(id: id, to: time) }
     }
     /// `seekcur [+-]TIME`.
-    public func seekCurrent(_ time: Double, relative: Bool) throws(PlayerError) {
+    package func seekCurrent(_ time: Double, relative: Bool) throws(PlayerError) {
         try change { core throws(PlayerError) in try core.seekCurrent(time, relative: relative) }
     }
     /// `clearerror`.
-    public func clearError() { update { $0.error = nil } }
+    package func clearError() { update { $0.error = nil } }
 
     // MARK: Options
 
     /// `random 0|1`.
-    public func setRandom(_ on: Bool) { update { $0.setRandom(on) } }
+    package func setRandom(_ on: Bool) { update { $0.setRandom(on) } }
     /// `repeat 0|1`.
-    public func setRepeat(_ on: Bool) { update { $0.setRepeat(on) } }
+    package func setRepeat(_ on: Bool) { update { $0.setRepeat(on) } }
     /// `single 0|1|oneshot`.
-    public func setSingle(_ mode: SingleMode) { update { $0.setSingle(mode) } }
+    package func setSingle(_ mode: SingleMode) { update { $0.setSingle(mode) } }
     /// `consume 0|1|oneshot`.
-    public func setConsume(_ mode: ConsumeMode) { update { $0.setConsume(mode) } }
+    package func setConsume(_ mode: ConsumeMode) { update { $0.setConsume(mode) } }
     /// `crossfade SECONDS`: always announced, as MPD does.
-    public func setCrossfade(_ seconds: Int) {
+    package func setCrossfade(_ seconds: Int) {
         update { core in
             core.crossfade = seconds
             core.events.insert(.options)
         }
     }
     /// `mixrampdb DB`.
-    public func setMixRampDB(_ value: Float) {
+    package func setMixRampDB(_ value: Float) {
         update { core in
             core.mixRampDB = value
             core.events.insert(.options)
         }
     }
     /// `mixrampdelay SECONDS`.
-    public func setMixRampDelay(_ value: Float) {
+    package func setMixRampDelay(_ value: Float) {
         update { core in
             core.mixRampDelay = value
             core.events.insert(.options)
@@ -205,7 +205,7 @@ public final class PlayerController: Sendable {
     }
     /// `replay_gain_mode MODE`: announced every time, as MPD does. The pipeline gets the
     /// mode in effect, `auto` resolved by random.
-    public func setReplayGainMode(_ mode: ReplayGainMode) {
+    package func setReplayGainMode(_ mode: ReplayGainMode) {
         update { core in
             core.replayGainMode = mode
             core.applyReplayGainMode()
@@ -217,7 +217,7 @@ public final class PlayerController: Sendable {
     ///   - alwaysAnnounce: raise `mixer` even when the level stays (`setvol` does, `volume`
     ///     does not).
     /// - Throws: ``MixerError/noMixer`` when no output has one.
-    public func setVolume(_ transform: @Sendable (Int) -> Int, alwaysAnnounce: Bool = false) throws(MixerError) {
+    package func setVolume(_ transform: @Sendable (Int) -> Int, alwaysAnnounce: Bool = false) throws(MixerError) {
         try change { core throws(MixerError) in
             guard let volume = core.volume else { throw .noMixer }
             let value = min(100, max(0, transform(volume)))
@@ -231,7 +231,7 @@ public final class PlayerController: Sendable {
     /// Whether the partition has a mixer now: an output with one moved in or out
     /// (`moveoutput`). Without one, `status` shows no volume and `setvol` fails; an output
     /// that brings one starts at full volume.
-    public func setMixerAvailable(_ available: Bool) {
+    package func setMixerAvailable(_ available: Bool) {
         update { core in
             guard available != (core.volume != nil) else { return }
             core.volume = available ? 100 : nil
@@ -244,54 +244,54 @@ public final class PlayerController: Sendable {
     /// Appends songs, then moves them to `position` if given; returns their ids.
     /// - Parameter bulk: one queue change for all (`add DIR`), or one per song (`findadd`).
     @discardableResult
-    public func add(_ songs: [Song], at position: Int? = nil, bulk: Bool = true) throws(QueueError) -> [Int] {
+    package func add(_ songs: [Song], at position: Int? = nil, bulk: Bool = true) throws(QueueError) -> [Int] {
         try change { core throws(QueueError) in try core.append(songs, at: position, bulk: bulk) }
     }
     /// `load`: a playlist's songs, inserted at `position` (else appended) as one queue change;
     /// `status` then shows `name` as `lastloadedplaylist`.
-    public func load(_ songs: [Song], at position: Int?, name: String) throws(QueueError) {
+    package func load(_ songs: [Song], at position: Int?, name: String) throws(QueueError) {
         try change { core throws(QueueError) in try core.load(songs, at: position, name: name) }
     }
     /// `clear`.
-    public func clear() { update { $0.clear() } }
+    package func clear() { update { $0.clear() } }
     /// `delete POS|START:END`.
-    public func delete(range: RangeArgument) throws(QueueError) {
+    package func delete(range: RangeArgument) throws(QueueError) {
         try change { core throws(QueueError) in try core.delete(range: range) }
     }
     /// `deleteid ID`.
-    public func delete(id: Int) throws(QueueError) {
+    package func delete(id: Int) throws(QueueError) {
         try change { core throws(QueueError) in try core.delete(id: id) }
     }
     /// `move START:END TO`.
-    public func move(_ range: Range<Int>, to destination: Int) throws(QueueError) {
+    package func move(_ range: Range<Int>, to destination: Int) throws(QueueError) {
         try change { core throws(QueueError) in try core.move(range, to: destination) }
     }
     /// `swap POS1 POS2`.
-    public func swap(_ first: Int, _ second: Int) throws(QueueError) {
+    package func swap(_ first: Int, _ second: Int) throws(QueueError) {
         try change { core throws(QueueError) in try core.swap(first, second) }
     }
     /// `swapid ID1 ID2`.
-    public func swap(id first: Int, id second: Int) throws(QueueError) {
+    package func swap(id first: Int, id second: Int) throws(QueueError) {
         try change { core throws(QueueError) in try core.swap(id: first, id: second) }
     }
     /// `shuffle [START:END]`.
-    public func shuffle(_ range: RangeArgument) throws(QueueError) {
+    package func shuffle(_ range: RangeArgument) throws(QueueError) {
         try change { core throws(QueueError) in try core.shuffle(range) }
     }
     /// `prio PRIORITY START:END...`.
-    public func setPriority(_ priority: UInt8, ranges: [RangeArgument]) throws(QueueError) {
+    package func setPriority(_ priority: UInt8, ranges: [RangeArgument]) throws(QueueError) {
         try change { core throws(QueueError) in
             for range in ranges { try core.setPriority(priority, range: range) }
         }
     }
     /// `prioid PRIORITY ID...`.
-    public func setPriority(_ priority: UInt8, ids: [Int]) throws(QueueError) {
+    package func setPriority(_ priority: UInt8, ids: [Int]) throws(QueueError) {
         try change { core throws(QueueError) in
             for id in ids { try core.setPriority(priority, id: id) }
         }
     }
     /// `rangeid ID START:END`.
-    public func setRange(id: Int, start: Double, end: Double?) throws(QueueError) {
+    package func setRange(id: Int, start: Double, end: Double?) throws(QueueError) {
         try change { core throws(QueueError) in try core.setRange(id: id, start: start, end: end) }
     }
 
@@ -302,43 +302,43 @@ public final class PlayerController: Sendable {
 }
 
 /// The fields of `status` that come from the player, read at one instant.
-public struct PlayerStatus: Sendable {
+package struct PlayerStatus: Sendable {
     /// The volume, or `nil` without a mixer.
-    public var volume: Int?
+    package var volume: Int?
     /// `repeat`.
-    public var repeatMode: Bool
+    package var repeatMode: Bool
     /// `random`.
-    public var random: Bool
+    package var random: Bool
     /// `single`.
-    public var single: SingleMode
+    package var single: SingleMode
     /// `consume`.
-    public var consume: ConsumeMode
+    package var consume: ConsumeMode
     /// `playlist`: the queue version.
-    public var queueVersion: UInt32
+    package var queueVersion: UInt32
     /// `playlistlength`.
-    public var queueLength: Int
+    package var queueLength: Int
     /// `mixrampdb`.
-    public var mixRampDB: Float
+    package var mixRampDB: Float
     /// `state`.
-    public var state: PlayState
+    package var state: PlayState
     /// `lastloadedplaylist`.
-    public var lastLoadedPlaylist: String
+    package var lastLoadedPlaylist: String
     /// `xfade`, printed when above 0.
-    public var crossfade: Int
+    package var crossfade: Int
     /// `mixrampdelay`, printed when above 0.
-    public var mixRampDelay: Float
+    package var mixRampDelay: Float
     /// `error`.
-    public var error: String?
+    package var error: String?
     /// `song` and `songid`.
-    public var current: (position: Int, id: Int)?
+    package var current: (position: Int, id: Int)?
     /// `elapsed`, while not stopped.
-    public var elapsed: Double?
+    package var elapsed: Double?
     /// `duration`, while not stopped and known.
-    public var duration: Double?
+    package var duration: Double?
     /// `bitrate`, while not stopped.
-    public var bitrate: Int = 0
+    package var bitrate: Int = 0
     /// `audio`, while not stopped and known.
-    public var audioFormat: String?
+    package var audioFormat: String?
     /// `nextsong` and `nextsongid`.
-    public var next: (position: Int, id: Int)?
+    package var next: (position: Int, id: Int)?
 }

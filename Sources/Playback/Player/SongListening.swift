@@ -4,20 +4,20 @@ import MusicModel
 ///
 /// The player says what happened; what counts as "played" or "skipped" (the play statistics
 /// stickers) is decided by whoever listens, so that the player knows nothing of stickers.
-public struct SongListening: Sendable, Equatable {
+package struct SongListening: Sendable, Equatable {
     /// The song's URI.
-    public var uri: String
+    package var uri: String
     /// The length of what plays of the song (its range, or the whole song), when known.
-    public var duration: Double?
+    package var duration: Double?
     /// The seconds of it actually heard: time played, not the position reached, so seeking
     /// forward does not count and pauses do not either.
-    public var heardSeconds: Double
+    package var heardSeconds: Double
     /// Whether the user moved on to another song (`next`, `previous`, `play`, `playid`,
     /// `seek` to another song) rather than the song ending, being stopped or removed.
-    public var leftByUser: Bool
+    package var leftByUser: Bool
 
     /// Creates a report.
-    public init(uri: String, duration: Double?, heardSeconds: Double, leftByUser: Bool) {
+    package init(uri: String, duration: Double?, heardSeconds: Double, leftByUser: Bool) {
         self.uri = uri
         self.duration = duration
         self.heardSeconds = heardSeconds

@@ -8,7 +8,7 @@ extension Queue {
     func priority(atOrder index: Int) -> UInt8 { entries[order[index]].priority }
 
     /// Shuffles the whole play order, grouped by priority.
-    public mutating func shuffleOrder() { shuffleOrderWithPriority(0..<entries.count) }
+    package mutating func shuffleOrder() { shuffleOrderWithPriority(0..<entries.count) }
 
     /// Sorts `range` of the play order by descending priority (stably), then shuffles each
     /// group of equal priority.
@@ -34,7 +34,7 @@ extension Queue {
 
     /// Moves the last place of `range` (a song just added) to a random place among the songs
     /// of its own priority, so that a new song lands somewhere in the unplayed part.
-    public mutating func shuffleOrderLastWithPriority(_ range: Range<Int>) {
+    package mutating func shuffleOrderLastWithPriority(_ range: Range<Int>) {
         var start = range.lowerBound
         let last = range.upperBound - 1
         let lastPriority = priority(atOrder: last)
@@ -43,7 +43,7 @@ extension Queue {
     }
 
     /// Shuffles the entries of `range` themselves (the `shuffle` command), not the play order.
-    public mutating func shufflePositions(_ range: Range<Int>) {
+    package mutating func shufflePositions(_ range: Range<Int>) {
         for position in range {
             swapPositions(position, Int.random(in: range, using: &generator))
         }
@@ -71,7 +71,7 @@ extension Queue {
     /// it within the unplayed part of the order, after the play-order index `current`.
     /// - Returns: whether the priority changed.
     @discardableResult
-    public mutating func setPriority(position: Int, _ priority: UInt8, after current: Int?, reorder: Bool = true)
+    package mutating func setPriority(position: Int, _ priority: UInt8, after current: Int?, reorder: Bool = true)
         -> Bool
     {
         let old = entries[position].priority
@@ -96,7 +96,7 @@ extension Queue {
     /// Sets the priority of every entry in `positions`, keeping `current` on the same song.
     /// - Returns: whether any priority changed.
     @discardableResult
-    public mutating func setPriority(positions: Range<Int>, _ priority: UInt8, after current: Int?) -> Bool {
+    package mutating func setPriority(positions: Range<Int>, _ priority: UInt8, after current: Int?) -> Bool {
         let currentPosition = current.map { order[$0] }
         var changed = false
         for position in positions {
@@ -109,14 +109,14 @@ extension Queue {
 
 /// A small, seedable random number generator (SplitMix64) for the shuffles, so that tests can
 /// replay an order.
-public struct ShuffleGenerator: RandomNumberGenerator, Sendable {
+package struct ShuffleGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// Creates a generator from a seed.
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
     /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -1,4 +1,4 @@
-public import MusicModel
+package import MusicModel
 
 /// The play queue ("current playlist"): entries in position order, a play order, ids, versions
 /// and the playback modes that decide which entry follows which (MPD's `Queue`).
@@ -7,24 +7,24 @@ public import MusicModel
 /// random mode shuffles it. The player's current and next songs are orders, so that random
 /// playback walks one shuffled sequence. Every change stamps the touched entries with the
 /// current ``version`` and then bumps it, which is what `plchanges` reads.
-public struct Queue: Sendable {
+package struct Queue: Sendable {
     /// The most entries the queue holds (`max_playlist_length`).
-    public let maximumLength: Int
+    package let maximumLength: Int
     /// The entries in position order.
-    public internal(set) var entries: [QueueEntry] = []
+    package internal(set) var entries: [QueueEntry] = []
     /// Play order → position.
-    public internal(set) var order: [Int] = []
+    package internal(set) var order: [Int] = []
     /// The queue version: starts at 1 and grows with every change.
-    public internal(set) var version: UInt32 = 1
+    package internal(set) var version: UInt32 = 1
     /// `repeat`: start over after the last song.
-    public var repeatMode = false
+    package var repeatMode = false
     /// `single`.
-    public var single = SingleMode.off
+    package var single = SingleMode.off
     /// `consume`.
-    public var consume = ConsumeMode.off
+    package var consume = ConsumeMode.off
     /// `random`: whether ``order`` is shuffled. Set through the player, which keeps the
     /// current song in place.
-    public internal(set) var random = false
+    package internal(set) var random = false
 
     private var positionByID: [Int: Int] = [:]
     private var nextID = 1
@@ -33,7 +33,7 @@ public struct Queue: Sendable {
 
     /// Creates an empty queue.
     /// - Parameter seed: seeds the shuffles, for reproducible tests; `nil` seeds randomly.
-    public init(maximumLength: Int, seed: UInt64? = nil) {
+    package init(maximumLength: Int, seed: UInt64? = nil) {
         self.maximumLength = maximumLength
         // MPD sizes its id table at four times the queue, so an id is not reused soon.
         idLimit = max(maximumLength, 1) * 4
@@ -41,28 +41,28 @@ public struct Queue: Sendable {
     }
 
     /// The number of entries.
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
     /// Whether the queue is empty.
-    public var isEmpty: Bool { entries.isEmpty }
+    package var isEmpty: Bool { entries.isEmpty }
     /// Whether another song fits.
-    public var isFull: Bool { entries.count >= maximumLength }
+    package var isFull: Bool { entries.count >= maximumLength }
 
     /// The position of the entry with `id`, or `nil`.
-    public func position(ofID id: Int) -> Int? { positionByID[id] }
+    package func position(ofID id: Int) -> Int? { positionByID[id] }
     /// The position played at `index` of the play order.
-    public func position(atOrder index: Int) -> Int { order[index] }
+    package func position(atOrder index: Int) -> Int { order[index] }
     /// The play-order index of the entry at `position`.
-    public func orderIndex(ofPosition position: Int) -> Int {
+    package func orderIndex(ofPosition position: Int) -> Int {
         // The order is a permutation; a linear search keeps it a plain array, as MPD does.
         order.firstIndex(of: position)!
     }
     /// The entry played at `index` of the play order.
-    public func entry(atOrder index: Int) -> QueueEntry { entries[order[index]] }
+    package func entry(atOrder index: Int) -> QueueEntry { entries[order[index]] }
 
     /// The order index that plays after `index`, or `nil` at the end (MPD's `GetNextOrder`):
     /// single with repeat repeats the song, repeat wraps around, consume never wraps back to a
     /// song it would have removed.
-    public func nextOrder(after index: Int) -> Int? {
+    package func nextOrder(after index: Int) -> Int? {
         let consuming = consume != .off
         if single != .off && repeatMode && !consuming { return index }
         if index + 1 < entries.count { return index + 1 }
@@ -71,7 +71,7 @@ public struct Queue: Sendable {
     }
 
     /// Bumps the version; at 2³¹−1 it starts over at 1 and every entry counts as unchanged.
-    public mutating func incrementVersion() {
+    package mutating func incrementVersion() {
         version += 1
         if version >= UInt32(Int32.max) {
             for index in entries.indices { entries[index].version = 0 }
@@ -80,12 +80,12 @@ public struct Queue: Sendable {
     }
 
     /// Marks the entry at `position` as changed in the current version.
-    public mutating func touch(position: Int) { entries[position].version = version }
+    package mutating func touch(position: Int) { entries[position].version = version }
 
     /// Appends a song at the end of position and play order; returns the new entry's id.
     /// - Precondition: the queue is not full.
     @discardableResult
-    public mutating func append(_ song: Song, priority: UInt8 = 0) -> Int {
+    package mutating func append(_ song: Song, priority: UInt8 = 0) -> Int {
         let id = generateID()
         positionByID[id] = entries.count
         order.append(entries.count)
@@ -103,20 +103,20 @@ public struct Queue: Sendable {
     }
 
     /// Replaces the song's range (`rangeid`) and marks it changed.
-    public mutating func setRange(position: Int, start: Double, end: Double?) {
+    package mutating func setRange(position: Int, start: Double, end: Double?) {
         entries[position].startTime = start
         entries[position].endTime = end
         touch(position: position)
     }
 
     /// Replaces the song of the entry at `position` (tag edits), marking it changed.
-    public mutating func setSong(position: Int, _ song: Song) {
+    package mutating func setSong(position: Int, _ song: Song) {
         entries[position].song = song
         touch(position: position)
     }
 
     /// Swaps two entries' positions; the play order still points at the same positions.
-    public mutating func swapPositions(_ first: Int, _ second: Int) {
+    package mutating func swapPositions(_ first: Int, _ second: Int) {
         entries.swapAt(first, second)
         entries[first].version = version
         entries[second].version = version
@@ -125,12 +125,12 @@ public struct Queue: Sendable {
     }
 
     /// Swaps two places of the play order.
-    public mutating func swapOrders(_ first: Int, _ second: Int) { order.swapAt(first, second) }
+    package mutating func swapOrders(_ first: Int, _ second: Int) { order.swapAt(first, second) }
 
     /// Moves the entries `range` so that the first lands at `destination`; positions in the
     /// play order follow the entries they named.
     /// - Precondition: `destination + range.count <= count`.
-    public mutating func moveRange(_ range: Range<Int>, to destination: Int) {
+    package mutating func moveRange(_ range: Range<Int>, to destination: Int) {
         let moved = Array(entries[range])
         entries.removeSubrange(range)
         entries.insert(contentsOf: moved, at: destination)
@@ -156,14 +156,14 @@ public struct Queue: Sendable {
 
     /// Moves the play-order entry at `from` to `to`, shifting those between; returns `to`.
     @discardableResult
-    public mutating func moveOrder(from: Int, to: Int) -> Int {
+    package mutating func moveOrder(from: Int, to: Int) -> Int {
         let position = order.remove(at: from)
         order.insert(position, at: to)
         return to
     }
 
     /// Removes the entry at `position` from the entries and the play order.
-    public mutating func remove(position: Int) {
+    package mutating func remove(position: Int) {
         let removed = entries.remove(at: position)
         positionByID[removed.id] = nil
         let index = orderIndex(ofPosition: position)
@@ -176,12 +176,12 @@ public struct Queue: Sendable {
     }
 
     /// Removes every entry.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         entries.removeAll()
         order.removeAll()
         positionByID.removeAll()
     }
 
     /// Makes the play order the identity again (random switched off).
-    public mutating func restoreOrder() { order = Array(entries.indices) }
+    package mutating func restoreOrder() { order = Array(entries.indices) }
 }

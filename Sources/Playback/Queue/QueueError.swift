@@ -3,7 +3,7 @@
 ///
 /// Positions and ids fail differently on purpose: a position outside the queue is a bad
 /// index, an id that names no entry is a song that does not exist, as MPD tells them apart.
-public enum QueueError: Error, Sendable, Equatable {
+package enum QueueError: Error, Sendable, Equatable {
     /// A position, or a range of positions, lies outside the queue (or a move's destination
     /// leaves no room for what moves).
     case badSongIndex

@@ -1,5 +1,5 @@
 /// `single`: whether playback stops (or repeats) after the current song.
-public enum SingleMode: String, Sendable, Equatable, CaseIterable {
+package enum SingleMode: String, Sendable, Equatable, CaseIterable {
     /// Play on.
     case off = "0"
     /// Stop after each song; with `repeat`, repeat the one song.
@@ -8,11 +8,11 @@ public enum SingleMode: String, Sendable, Equatable, CaseIterable {
     case oneshot
 
     /// Parses the protocol's spelling (`0`, `1`, `oneshot`).
-    public init?(protocolValue: String) { self.init(rawValue: protocolValue) }
+    package init?(protocolValue: String) { self.init(rawValue: protocolValue) }
 }
 
 /// `consume`: whether played songs leave the queue.
-public enum ConsumeMode: String, Sendable, Equatable, CaseIterable {
+package enum ConsumeMode: String, Sendable, Equatable, CaseIterable {
     /// Keep played songs.
     case off = "0"
     /// Remove each song once it has been played.
@@ -21,11 +21,11 @@ public enum ConsumeMode: String, Sendable, Equatable, CaseIterable {
     case oneshot
 
     /// Parses the protocol's spelling (`0`, `1`, `oneshot`).
-    public init?(protocolValue: String) { self.init(rawValue: protocolValue) }
+    package init?(protocolValue: String) { self.init(rawValue: protocolValue) }
 }
 
 /// The player's state as `status` names it.
-public enum PlayState: String, Sendable, Equatable {
+package enum PlayState: String, Sendable, Equatable {
     /// Nothing plays (a current song may still be selected).
     case stop
     /// A song plays.

@@ -7,29 +7,29 @@
 /// format with every line indented by a tab. MPD matches its keys at the start of a line, so
 /// it only logs the block's lines as unrecognized; none of them can reach its queue (its
 /// queue reader stops at the default partition's `playlist_end`, which comes first).
-public struct SavedServerState: Sendable, Equatable {
+package struct SavedServerState: Sendable, Equatable {
     /// One partition besides `default`.
-    public struct Partition: Sendable, Equatable {
+    package struct Partition: Sendable, Equatable {
         /// Its name.
-        public var name: String
+        package var name: String
         /// Its queue, player state and the outputs it holds (`audio_device_state` lines, in
         /// the order it lists them).
-        public var state: SavedPlayerState
+        package var state: SavedPlayerState
 
         /// Creates a saved partition.
-        public init(name: String, state: SavedPlayerState) {
+        package init(name: String, state: SavedPlayerState) {
             self.name = name
             self.state = state
         }
     }
 
     /// The default partition, and the outputs it holds.
-    public var main: SavedPlayerState
+    package var main: SavedPlayerState
     /// The other partitions, in the order they were made.
-    public var partitions: [Partition]
+    package var partitions: [Partition]
 
     /// Creates a saved state.
-    public init(main: SavedPlayerState, partitions: [Partition] = []) {
+    package init(main: SavedPlayerState, partitions: [Partition] = []) {
         self.main = main
         self.partitions = partitions
     }
@@ -42,7 +42,7 @@ extension StateFile {
     static let partitionSection = "partition: "
 
     /// The file's text for the whole server.
-    public static func render(_ state: SavedServerState) -> String {
+    package static func render(_ state: SavedServerState) -> String {
         var text = render(state.main)
         for partition in state.partitions {
             text += partitionBegin + partition.name + "\n"
@@ -59,7 +59,7 @@ extension StateFile {
     /// followed by that partition's lines unindented (so those files restore their partitions
     /// rather than pour them into the default one). A Tonearm block without its end runs to
     /// the end of the file; an unnamed partition is skipped.
-    public static func parseServer(_ text: String) -> SavedServerState {
+    package static func parseServer(_ text: String) -> SavedServerState {
         enum Target { case main, block, section }
         var main: [Substring] = []
         var partitions: [(name: String, lines: [Substring])] = []

@@ -6,9 +6,9 @@ import Foundation
 /// Writing goes to a temporary file beside the target that is flushed and renamed into
 /// place, so a crash at any moment leaves either the old file or the new one, never half of
 /// one.
-public enum StateFile {
+package enum StateFile {
     /// The file's text for `state`, in MPD's order.
-    public static func render(_ state: SavedPlayerState) -> String {
+    package static func render(_ state: SavedPlayerState) -> String {
         var lines: [String] = ["sw_volume: \(state.softwareVolume)"]
         for output in state.outputs { lines.append("audio_device_state:\(output.enabled ? 1 : 0):\(output.name)") }
         lines.append("state: \(state.state.rawValue)")
@@ -40,7 +40,7 @@ public enum StateFile {
 
     /// Parses a state file written by Tonearm or MPD. Lines it does not know are skipped, as
     /// MPD skips them, so a newer or older file still restores what it can.
-    public static func parse(_ text: String) -> SavedPlayerState {
+    package static func parse(_ text: String) -> SavedPlayerState {
         var state = SavedPlayerState()
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).makeIterator()
         var priority: UInt8 = 0
@@ -99,12 +99,12 @@ public enum StateFile {
     }
 
     /// Writes `state` (the default partition alone) to `path` atomically.
-    public static func write(_ state: SavedPlayerState, to path: String) throws {
+    package static func write(_ state: SavedPlayerState, to path: String) throws {
         try write(SavedServerState(main: state), to: path)
     }
 
     /// Writes the state of every partition to `path` atomically.
-    public static func write(_ state: SavedServerState, to path: String) throws {
+    package static func write(_ state: SavedServerState, to path: String) throws {
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
         let data = Data(render(state).utf8)
@@ -127,12 +127,12 @@ public enum StateFile {
     }
 
     /// Reads and parses the file at `path` (the default partition); `nil` when it cannot be read.
-    public static func read(from path: String) -> SavedPlayerState? {
+    package static func read(from path: String) -> SavedPlayerState? {
         readServer(from: path)?.main
     }
 
     /// Reads and parses the file at `path`, every partition; `nil` when it cannot be read.
-    public static func readServer(from path: String) -> SavedServerState? {
+    package static func readServer(from path: String) -> SavedServerState? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return parseServer(String(decoding: data, as: UTF8.self))
     }

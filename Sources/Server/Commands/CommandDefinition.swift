@@ -1,10 +1,10 @@
-public import MPDProtocol
-public import MusicModel
-public import NIOCore
-public import Settings
+package import MPDProtocol
+package import MusicModel
+package import NIOCore
+package import Settings
 
 /// What a handler returns when it did not fail.
-public enum CommandOutcome: Sendable, Equatable {
+package enum CommandOutcome: Sendable, Equatable {
     /// Success: the session answers `OK` (or `list_OK` inside a list).
     case ok
     /// Flush what was written and close the connection, answering nothing more (`close`).
@@ -14,25 +14,25 @@ public enum CommandOutcome: Sendable, Equatable {
 }
 
 /// Everything a command handler works with.
-public struct CommandInvocation: Sendable {
+package struct CommandInvocation: Sendable {
     /// The canonical name of the command being run.
-    public let command: String
+    package let command: String
     /// The arguments, unquoted.
-    public let arguments: [String]
+    package let arguments: [String]
     /// Which arguments were not valid UTF-8 (see ``Request/invalidUTF8Arguments``).
-    public let invalidUTF8Arguments: Set<Int>
+    package let invalidUTF8Arguments: Set<Int>
     /// The client's state; handlers may change it.
-    public var session: SessionState
+    package var session: SessionState
     /// The response body written so far.
-    public var response: ResponseBuffer
+    package var response: ResponseBuffer
     /// The server-wide services.
-    public let server: ServerContext
+    package let server: ServerContext
     /// Where a long response is sent in parts; `nil` where the caller collects it whole.
-    public let output: ResponseStream?
+    package let output: ResponseStream?
 
     /// Sends what was written so far once it has grown large, so that a long listing streams
     /// out under the connection's backpressure instead of being built whole in memory.
-    public mutating func flushIfLarge() async throws {
+    package mutating func flushIfLarge() async throws {
         guard response.count >= ResponseStream.flushThreshold, let output else { return }
         try await output.write(response.take())
         // A client that reads as fast as it is written never makes the write wait: let the
@@ -42,36 +42,36 @@ public struct CommandInvocation: Sendable {
 }
 
 /// Writes response bytes to the client, waiting while the client's buffer is full.
-public struct ResponseStream: Sendable {
+package struct ResponseStream: Sendable {
     /// How much output a handler collects before sending it.
-    public static let flushThreshold = 64 * 1024
+    package static let flushThreshold = 64 * 1024
     /// Sends bytes to the client.
-    public let write: @Sendable (ByteBuffer) async throws -> Void
+    package let write: @Sendable (ByteBuffer) async throws -> Void
 
     /// Creates a stream around a writer.
-    public init(write: @escaping @Sendable (ByteBuffer) async throws -> Void) {
+    package init(write: @escaping @Sendable (ByteBuffer) async throws -> Void) {
         self.write = write
     }
 }
 
 /// A command handler. It writes its output into the invocation and reports failure by
 /// throwing ``MPDError``; any other error becomes `ACK 5` with the error's description.
-public typealias CommandHandler = @Sendable (inout CommandInvocation) async throws -> CommandOutcome
+package typealias CommandHandler = @Sendable (inout CommandInvocation) async throws -> CommandOutcome
 
 /// One entry of the command table: MPD's `struct command`.
-public struct CommandDefinition: Sendable {
+package struct CommandDefinition: Sendable {
     /// The command word.
-    public let name: String
+    package let name: String
     /// The permissions a client needs to run it.
-    public let permission: Permissions
+    package let permission: Permissions
     /// The fewest arguments accepted, or `nil` when the count is not checked at all.
-    public let minimumArguments: Int?
+    package let minimumArguments: Int?
     /// The most arguments accepted, or `nil` for no upper limit.
-    public let maximumArguments: Int?
+    package let maximumArguments: Int?
     /// What the command needs to be offered in `commands`.
-    public let availability: Availability
+    package let availability: Availability
     /// The implementation.
-    public let handler: CommandHandler
+    package let handler: CommandHandler
 
     /// Creates a definition.
     /// - Parameters:
@@ -79,7 +79,7 @@ public struct CommandDefinition: Sendable {
     ///     `-1` minimum does for `close` and `kill`.
     ///   - availability: what the command needs; without it `commands` hides the command
     ///     (which still runs and says what is missing), as MPD's `command_available` does.
-    public init(
+    package init(
         _ name: String,
         permission: Permissions,
         arguments: ArgumentCount?,
@@ -99,7 +99,7 @@ public struct CommandDefinition: Sendable {
     }
 
     /// What a command needs to be available.
-    public enum Availability: Sendable {
+    package enum Availability: Sendable {
         /// Nothing: always offered.
         case always
         /// A sticker database (`sticker_file`).
@@ -115,7 +115,7 @@ public struct CommandDefinition: Sendable {
     }
 
     /// How many arguments a command takes.
-    public enum ArgumentCount: Sendable {
+    package enum ArgumentCount: Sendable {
         /// Exactly this many.
         case exactly(Int)
         /// From the first to the second number, both included.

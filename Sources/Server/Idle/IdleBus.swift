@@ -1,4 +1,4 @@
-public import MusicModel
+package import MusicModel
 import Synchronization
 
 /// Carries idle events from every part of the server to the connected clients.
@@ -6,21 +6,21 @@ import Synchronization
 /// Each session owns an ``IdleInbox``. An event is ORed into the pending set of every inbox
 /// that should see it, from the moment the client connected, whether or not it is idling
 /// (MPD's `Client::idle_flags`). Raising an event never blocks and may happen on any thread.
-public final class IdleBus: Sendable {
+package final class IdleBus: Sendable {
     private let inboxes = Mutex<[ObjectIdentifier: IdleInbox]>([:])
 
     /// Creates an empty bus.
-    public init() {}
+    package init() {}
 
     /// Raises `subsystems` for every connected client.
-    public func emit(_ subsystems: IdleSubsystems) {
+    package func emit(_ subsystems: IdleSubsystems) {
         guard !subsystems.isEmpty else { return }
         let targets = inboxes.withLock { Array($0.values) }
         for inbox in targets { inbox.post(subsystems) }
     }
 
     /// Raises `subsystems` for the clients of one partition only.
-    public func emit(_ subsystems: IdleSubsystems, partition: String) {
+    package func emit(_ subsystems: IdleSubsystems, partition: String) {
         guard !subsystems.isEmpty else { return }
         let targets = inboxes.withLock { Array($0.values) }
         for inbox in targets where inbox.partition == partition { inbox.post(subsystems) }

@@ -1,18 +1,18 @@
 import MPDProtocol
-public import Playback
+package import Playback
 import Synchronization
 
 /// One partition (MPD's `Partition`): a queue, a player and a mixer (``PlayerController``), and
 /// the outputs it lists. Every partition's pipeline reaches every device, but an output plays
 /// only in the partition that holds it; the others list it as MPD lists a moved-away output,
 /// a `dummy` (see ``PartitionSet/moveOutput(named:into:)``).
-public final class Partition: Sendable {
+package final class Partition: Sendable {
     /// The partition's name; the first is `default`.
-    public let name: String
+    package let name: String
     /// The queue, playback state and volume; every change is serialised by its lock.
-    public let player: PlayerController
+    package let player: PlayerController
     /// The audio pipeline the player drives, with the outputs behind it.
-    public let pipeline: any OutputPipeline
+    package let pipeline: any OutputPipeline
     /// The devices this partition lists, by their index in the configuration, in the order
     /// `outputs` numbers them: the default partition starts with all of them, another
     /// partition with none, and each device moved in is appended (MPD's `MultipleOutputs`).
@@ -20,7 +20,7 @@ public final class Partition: Sendable {
 
     /// Creates a partition.
     /// - Parameter devices: the device indices listed from the start.
-    public init(name: String, player: PlayerController, pipeline: any OutputPipeline, devices: [Int]) {
+    package init(name: String, player: PlayerController, pipeline: any OutputPipeline, devices: [Int]) {
         self.name = name
         self.player = player
         self.pipeline = pipeline
@@ -29,7 +29,7 @@ public final class Partition: Sendable {
 
     /// The outputs as `outputs` prints them: numbered in this partition's order, held ones
     /// with their plugin, moved-away ones as `dummy`.
-    public var outputStatuses: [OutputStatus] {
+    package var outputStatuses: [OutputStatus] {
         let statuses = pipeline.outputStatuses
         return slots.withLock { $0 }.enumerated().map { id, device in
             var status = statuses[device]
@@ -40,7 +40,7 @@ public final class Partition: Sendable {
 
     /// The outputs this partition holds, without the stand-ins, in its order (what the state
     /// file keeps).
-    public var heldOutputStatuses: [OutputStatus] {
+    package var heldOutputStatuses: [OutputStatus] {
         let statuses = pipeline.outputStatuses
         return slots.withLock { $0 }.filter { pipeline.holdsOutput($0) }.enumerated().map { id, device in
             var status = statuses[device]
@@ -55,7 +55,7 @@ public final class Partition: Sendable {
     }
 
     /// The device indices of the outputs this partition holds (not the stand-ins).
-    public var heldDevices: [Int] {
+    package var heldDevices: [Int] {
         slots.withLock { $0 }.filter { pipeline.holdsOutput($0) }
     }
 

@@ -1,17 +1,17 @@
-public import Playback
+package import Playback
 
 /// The pipelines the partitions play through, made by whoever puts the server together:
 /// `tonearm` builds them over the configured output devices, tests over a stand-in. The
 /// server itself opens no device.
-public struct PartitionPipelines: Sendable {
+package struct PartitionPipelines: Sendable {
     /// The default partition's pipeline, holding every output at start.
-    public let defaultPipeline: any OutputPipeline
+    package let defaultPipeline: any OutputPipeline
     /// Makes a pipeline over the same outputs that holds none of them (a new partition's:
     /// `moveoutput` brings them).
-    public let makePipeline: @Sendable () -> any OutputPipeline
+    package let makePipeline: @Sendable () -> any OutputPipeline
 
     /// Creates the set of pipelines.
-    public init(defaultPipeline: any OutputPipeline, makePipeline: @escaping @Sendable () -> any OutputPipeline) {
+    package init(defaultPipeline: any OutputPipeline, makePipeline: @escaping @Sendable () -> any OutputPipeline) {
         self.defaultPipeline = defaultPipeline
         self.makePipeline = makePipeline
     }

@@ -1,4 +1,4 @@
-public import MPDProtocol
+package import MPDProtocol
 import MusicModel
 package import Platform
 import Playback
@@ -14,13 +14,13 @@ import Synchronization
 /// moving an output waits (up to ``DecodingPipeline/detachTimeout``) for the output thread
 /// that holds the device to let it go, and no event loop may wait for a thread
 /// (docs/internals.md, Concurrency).
-public final class PartitionSet: Sendable {
+package final class PartitionSet: Sendable {
     /// MPD's limit on `newpartition` ("arbitrary limit for now").
-    public static let maximumCount = 16
+    package static let maximumCount = 16
 
     /// Builds a partition that holds no output: the player, its pipeline over the shared
     /// devices, its idle events routed to its clients.
-    public typealias Factory = @Sendable (_ name: String) -> Partition
+    package typealias Factory = @Sendable (_ name: String) -> Partition
 
     private let partitions: Mutex<[Partition]>
     /// Where every change runs, one at a time, off the caller's event loop. A move waits here
@@ -34,7 +34,7 @@ public final class PartitionSet: Sendable {
     /// `partition` blocks, made at once, before any client connects, as MPD makes them.
     /// - Parameter refused: told of each configured name that `newpartition` would refuse,
     ///   with the error it would give (the name is left out).
-    public init(
+    package init(
         default first: Partition, configured names: [String] = [], idleBus: IdleBus, make: @escaping Factory,
         refused: (String, MPDError) -> Void = { _, _ in }
     ) {
@@ -51,18 +51,18 @@ public final class PartitionSet: Sendable {
     }
 
     /// Every partition, `default` first.
-    public var all: [Partition] { partitions.withLock { $0 } }
+    package var all: [Partition] { partitions.withLock { $0 } }
 
     /// The `default` partition.
-    public var defaultPartition: Partition { partitions.withLock { $0[0] } }
+    package var defaultPartition: Partition { partitions.withLock { $0[0] } }
 
     /// The partition called `name`, if there is one.
-    public func named(_ name: String) -> Partition? {
+    package func named(_ name: String) -> Partition? {
         partitions.withLock { list in list.first { $0.name == name } }
     }
 
     /// MPD's `IsValidPartitionName`: one or more of `A-Z a-z 0-9 _ -`.
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         !name.isEmpty
             && name.utf8.allSatisfy { byte in
                 switch byte {
@@ -78,7 +78,7 @@ public final class PartitionSet: Sendable {
     /// `newpartition NAME`, checked in MPD's order; every client sees idle `partition`.
     /// - Throws: ACK 2 `bad name`, ACK 56 `name already exists`, ACK 5 `too many partitions`.
     @discardableResult
-    public func create(_ name: String) async throws(MPDError) -> Partition {
+    package func create(_ name: String) async throws(MPDError) -> Partition {
         let partition = try await changes.run { [self] () throws(MPDError) in try add(name) }
         idleBus.emit(.partition)
         return partition
@@ -98,7 +98,7 @@ public final class PartitionSet: Sendable {
     /// `delpartition NAME`, checked in MPD's order; every client sees idle `partition`.
     /// - Throws: ACK 2 `bad name`, ACK 50 `no such partition`, ACK 5 `cannot delete the
     ///   default partition`, `partition still has clients` or `partition still has outputs`.
-    public func delete(_ name: String) async throws(MPDError) {
+    package func delete(_ name: String) async throws(MPDError) {
         let removed = try await changes.run { [self] () throws(MPDError) -> Partition in
             guard Self.isValidName(name) else { throw MPDError(.argument, "bad name") }
             guard let partition = named(name) else { throw MPDError(.noExist, "no such partition") }
@@ -133,7 +133,7 @@ public final class PartitionSet: Sendable {
     /// `output`. Nothing happens when `destination` holds it already. The output thread that
     /// plays the device lets it go on ``changes``' thread, while the caller awaits.
     /// - Throws: ACK 50 `No such output`; ACK 5 when the output's device would not let go.
-    public func moveOutput(named outputName: String, into destination: Partition) async throws(MPDError) {
+    package func moveOutput(named outputName: String, into destination: Partition) async throws(MPDError) {
         let moved = try await changes.run { [self] () throws(MPDError) -> Bool in
             guard let device = destination.pipeline.outputStatuses.firstIndex(where: { $0.name == outputName }) else {
                 throw MPDError(.noExist, "No such output")

@@ -1,28 +1,28 @@
-public import MPDProtocol
-public import MusicModel
-public import Settings
+package import MPDProtocol
+package import MusicModel
+package import Settings
 
 /// What the server knows about one client: its rights and its per-connection settings.
-public struct SessionState: Sendable {
+package struct SessionState: Sendable {
     /// The commands the client may run.
-    public var permissions: Permissions
+    package var permissions: Permissions
     /// Whether the client came through a Unix socket, which makes it "local" in MPD's sense:
     /// `config` and file access are allowed.
-    public let isLocal: Bool
+    package let isLocal: Bool
     /// The tags the client asked to see (`tagtypes`); responses show this set intersected with
     /// the server's `metadata_to_use`.
-    public var tagMask: TagMask = .all
+    package var tagMask: TagMask = .all
     /// The largest binary chunk the client accepts (`binarylimit`).
-    public var binaryLimit = 8192
+    package var binaryLimit = 8192
     /// Protocol features the client switched on (`protocol enable`).
-    public var protocolFeatures: Set<ProtocolFeature> = []
+    package var protocolFeatures: Set<ProtocolFeature> = []
     /// The partition the client works with.
-    public var partition = "default"
+    package var partition = "default"
     /// The client's channel subscriptions and messages; set when its session starts.
     var mailbox: ClientMailbox?
 
     /// Creates the state of a new connection.
-    public init(permissions: Permissions, isLocal: Bool) {
+    package init(permissions: Permissions, isLocal: Bool) {
         self.permissions = permissions
         self.isLocal = isLocal
     }

@@ -1,7 +1,7 @@
 import CALSA
 
 /// Facts about the ALSA library Tonearm is linked with.
-public enum ALSALibrary {
+package enum ALSALibrary {
     /// The version of the linked alsa-lib, such as `1.2.8`.
-    public static var version: String { String(cString: snd_asoundlib_version()) }
+    package static var version: String { String(cString: snd_asoundlib_version()) }
 }

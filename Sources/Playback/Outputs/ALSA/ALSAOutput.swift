@@ -17,15 +17,15 @@ import Glibc
 ///   next write comes, as MPD does (preparing at once makes some drivers click).
 /// - Options: `device`, `buffer_time`, `period_time` (µs) and, for the mixer, `mixer_device`,
 ///   `mixer_control`, `mixer_index` (see ``ALSAMixer``).
-public final class ALSAOutput: AudioOutputDevice {
+package final class ALSAOutput: AudioOutputDevice {
     /// The configured name.
-    public let name: String
+    package let name: String
     /// `alsa`.
-    public var plugin: String { "alsa" }
+    package var plugin: String { "alsa" }
     /// The ALSA PCM name (`device`).
-    public let device: String
+    package let device: String
     /// The simple-mixer volume control, when `mixer_type` is `hardware`.
-    public var hardwareMixer: (any HardwareMixer)? { mixer }
+    package var hardwareMixer: (any HardwareMixer)? { mixer }
 
     private let bufferTime: UInt32
     private let periodTime: UInt32
@@ -38,7 +38,7 @@ public final class ALSAOutput: AudioOutputDevice {
     private var paused = false
     private var mustPrepare = false
     /// What the last open negotiated, for `outputs`' attributes and tests.
-    public private(set) var negotiated: ALSAHardwareSetupSummary?
+    package private(set) var negotiated: ALSAHardwareSetupSummary?
 
     /// Creates an ALSA output; nothing is opened until ``open(format:)``.
     init(
@@ -56,16 +56,16 @@ public final class ALSAOutput: AudioOutputDevice {
 
     /// Creates an ALSA output directly, for tests: MPD's default buffer and period times and no
     /// mixer.
-    public convenience init(name: String = "alsa", device: String = "default") {
+    package convenience init(name: String = "alsa", device: String = "default") {
         self.init(name: name, device: device, bufferTime: 500_000, periodTime: 0, forced: nil, mixer: nil)
     }
 
     /// `allowed_formats` and `dop`. Tonearm decodes DSD to PCM, so `dop` (DSD over PCM) is
     /// kept and shown but never has anything to apply to.
-    public var attributes: [OutputAttribute] { settable.list }
+    package var attributes: [OutputAttribute] { settable.list }
 
     /// `outputset` for `allowed_formats` and `dop`, with MPD's errors; used at the next open.
-    public func setAttribute(name: String, value: String) throws(OutputAttributeError) {
+    package func setAttribute(name: String, value: String) throws(OutputAttributeError) {
         try settable.set(name: name, value: value)
     }
 
@@ -74,7 +74,7 @@ public final class ALSAOutput: AudioOutputDevice {
 
     /// Opens `device` and negotiates the format (see ``ALSAHardwareSetup``); a device left open
     /// by an earlier open is closed first.
-    public func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
+    package func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
         close()
         tonearm_alsa_silence_errors()
         var handle: OpaquePointer?
@@ -115,7 +115,7 @@ public final class ALSAOutput: AudioOutputDevice {
 
     /// Writes whole frames with blocking `snd_pcm_writei`, recovering from underruns, after
     /// undoing a pause or a cancel.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         guard let pcm, frameSize > 0 else {
             throw OutputError("snd_pcm_writei() failed: ALSA device \"\(device)\" is not open")
         }
@@ -138,7 +138,7 @@ public final class ALSAOutput: AudioOutputDevice {
     }
 
     /// Plays out the buffer (`snd_pcm_drain`, which blocks until the last frame was heard).
-    public func drain() {
+    package func drain() {
         guard let pcm, !mustPrepare else { return }
         if paused { _ = snd_pcm_pause(pcm, 0) }
         paused = false
@@ -147,7 +147,7 @@ public final class ALSAOutput: AudioOutputDevice {
     }
 
     /// Drops the buffered audio at once (`snd_pcm_drop`) so stop and seek are heard immediately.
-    public func cancel() {
+    package func cancel() {
         guard let pcm else { return }
         _ = snd_pcm_drop(pcm)
         paused = false
@@ -156,7 +156,7 @@ public final class ALSAOutput: AudioOutputDevice {
 
     /// Pauses with `snd_pcm_pause` when the hardware can; a device that has not started (or was
     /// just cancelled) has nothing playing and counts as paused.
-    public func pause() -> Bool {
+    package func pause() -> Bool {
         guard let pcm else { return false }
         if paused || mustPrepare { return true }
         switch snd_pcm_state(pcm) {
@@ -172,7 +172,7 @@ public final class ALSAOutput: AudioOutputDevice {
     }
 
     /// Closes the PCM without draining it (``drain()`` is the caller's choice), as MPD does.
-    public func close() {
+    package func close() {
         guard let pcm else { return }
         snd_pcm_close(pcm)
         self.pcm = nil
@@ -196,13 +196,13 @@ public final class ALSAOutput: AudioOutputDevice {
 }
 
 /// What an ALSA device took when it was opened.
-public struct ALSAHardwareSetupSummary: Sendable, Equatable {
+package struct ALSAHardwareSetupSummary: Sendable, Equatable {
     /// The format it plays.
-    public var format: PCMFormat
+    package var format: PCMFormat
     /// Its ring buffer, in frames.
-    public var bufferFrames: Int
+    package var bufferFrames: Int
     /// One period, in frames.
-    public var periodFrames: Int
+    package var periodFrames: Int
     /// Whether it pauses in hardware.
-    public var canPause: Bool
+    package var canPause: Bool
 }
