@@ -6,23 +6,42 @@ import PackageDescription
 //   swift build -c release --sanitize=fuzzer --sanitize=address
 // Sources/MusicModel, Sources/MPDProtocol, Sources/Settings and Sources/PlaylistFormats link to the main package's
 // modules of those names, so the fuzzers test the same code.
+/// The main package's language settings, so that the shared sources compile the same here
+/// (`import` is internal by default; `package import` and `public import` say more).
+let sharedSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
 let package = Package(
     name: "TonearmFuzz",
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
-        .target(name: "MusicModel"),
+        .target(name: "MusicModel", swiftSettings: sharedSettings),
         .target(
             name: "MPDProtocol",
-            dependencies: ["MusicModel", .product(name: "NIOCore", package: "swift-nio")]
+            dependencies: ["MusicModel", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: sharedSettings
         ),
-        .target(name: "Settings"),
-        .target(name: "PlaylistFormats"),
-        .executableTarget(name: "FuzzRequestFraming", dependencies: ["MusicModel", "MPDProtocol"]),
-        .executableTarget(name: "FuzzConfigParser", dependencies: ["Settings"]),
-        .executableTarget(name: "FuzzFilterExpression", dependencies: ["MusicModel", "MPDProtocol"]),
-        .executableTarget(name: "FuzzTokenizer", dependencies: ["MPDProtocol"]),
-        .executableTarget(name: "FuzzPlaylistFormats", dependencies: ["PlaylistFormats"]),
+        .target(name: "Settings", swiftSettings: sharedSettings),
+        .target(name: "PlaylistFormats", swiftSettings: sharedSettings),
+        .executableTarget(
+            name: "FuzzRequestFraming", dependencies: ["MusicModel", "MPDProtocol"], swiftSettings: sharedSettings
+        ),
+        .executableTarget(
+            name: "FuzzConfigParser", dependencies: ["Settings"], swiftSettings: sharedSettings
+        ),
+        .executableTarget(
+            name: "FuzzFilterExpression", dependencies: ["MusicModel", "MPDProtocol"], swiftSettings: sharedSettings
+        ),
+        .executableTarget(
+            name: "FuzzTokenizer", dependencies: ["MPDProtocol"], swiftSettings: sharedSettings
+        ),
+        .executableTarget(
+            name: "FuzzPlaylistFormats", dependencies: ["PlaylistFormats"], swiftSettings: sharedSettings
+        ),
     ]
 )
