@@ -90,6 +90,11 @@ package final class Library: Sendable {
             logger: logger, onEvent: onEvent)
     }
 
+    /// Closes the database at shutdown, when the server and everything that queues updates
+    /// have stopped (``UpdateService/closeDatabase()``). - Returns: whether it closed; not
+    /// while an update still runs.
+    package func close() -> Bool { updates.closeDatabase() }
+
     /// Starts a full update when the database has never been filled, as MPD does on its first
     /// start.
     /// - Returns: whether it started one: until it finishes, the database knows no song.

@@ -98,6 +98,13 @@ struct ServerAssembly {
                 logger: logger
             )
         )
+        // After every service, the server's sessions included, has stopped: the database is
+        // closed so that SQLite folds its WAL back into the file.
+        defer {
+            if let library, !library.close() {
+                logger.notice("an update was still running; the database is recovered at the next start")
+            }
+        }
         try await group.run()
     }
 

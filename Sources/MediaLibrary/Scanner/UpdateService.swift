@@ -69,6 +69,24 @@ package final class UpdateService: Sendable {
         state.withLock { $0.pending.removeAll() }
     }
 
+    /// Closes the database at shutdown, once nothing queues jobs any more, on the update queue
+    /// so that it waits for the last job's clean-up. A job that still runs is not waited for:
+    /// its transaction dies with the process, and SQLite recovers the database as it was from
+    /// its WAL at the next start.
+    /// - Returns: whether the database was closed.
+    package func closeDatabase() -> Bool {
+        guard state.withLock({ $0.running == nil }) else { return false }
+        return queue.sync {
+            do {
+                try scanner.store.close()
+                return true
+            } catch {
+                logger.error("cannot close the database: \(error)")
+                return false
+            }
+        }
+    }
+
     /// Queues an update of `uri` (`""` for everything) and returns its job id.
     /// - Throws: ``LibraryError/updateQueueFull`` when 32 jobs wait already.
     package func enqueue(_ uri: String, rescan: Bool) throws(LibraryError) -> Int {

@@ -41,6 +41,16 @@ final class LibraryStore: Sendable {
         tagColumns.removeAll()
     }
 
+    /// Closes every connection at shutdown, the readers first, so that the writer is the last
+    /// one: SQLite then checkpoints the WAL into the database file and deletes it. Left behind,
+    /// the WAL is as large as the database after a first scan, and the next start reads it
+    /// back (twice the start-up time at 100,000 songs, docs/benchmarks.md). The store is
+    /// unusable afterwards.
+    func close() throws {
+        pool.releaseMemory()
+        try pool.close()
+    }
+
     /// Runs `body` in a read transaction on a reader connection, on the calling thread.
     ///
     /// Sessions run on their event loops, and a query is CPU work on pages the kernel mostly
