@@ -279,10 +279,10 @@ func makePlayer(songs: Int, mixer: Bool = false) -> (PlayerController, ScriptedP
     @Test func rangesAreRefusedForThePlayingSongAndPastTheEnd() throws {
         let (player, _, _) = makePlayer(songs: 3)
         try player.play(position: 0)
-        #expect(throws: QueueError.cannotEditCurrentSong) { try player.setRange(id: 1, start: 1, end: nil) }
+        #expect(throws: QueueError.cannotEditCurrentSong) { try player.setRange(id: 1, SongTimeRange(start: 1)) }
         // The songs last 10 seconds.
-        #expect(throws: QueueError.startPastSongEnd) { try player.setRange(id: 3, start: 11, end: nil) }
-        try player.setRange(id: 3, start: 10, end: nil)
+        #expect(throws: QueueError.startPastSongEnd) { try player.setRange(id: 3, SongTimeRange(start: 11)) }
+        try player.setRange(id: 3, SongTimeRange(start: 10))
     }
 
     @Test func volumeNeedsAMixer() throws {

@@ -153,4 +153,13 @@ func names(_ queue: Queue) -> [Int] { queue.entries.map { Int($0.song.uri.dropLa
         #expect(queue.version == 1)
         #expect(queue.entries.allSatisfy { $0.version == 0 })
     }
+
+    /// What plays of an entry: the rest of the song after its start, or up to its end.
+    @Test func aRangePlaysItsPartOfTheSong() {
+        #expect(SongTimeRange.whole.isWhole && !SongTimeRange(start: 1).isWhole && !SongTimeRange(end: 9).isWhole)
+        #expect(SongTimeRange(start: 10).length(of: 200) == 190)
+        #expect(SongTimeRange(start: 10, end: 30).length(of: 200) == 20)
+        #expect(SongTimeRange(start: 10, end: 30).length(of: nil) == 20)
+        #expect(SongTimeRange(start: 10).length(of: nil) == nil)
+    }
 }

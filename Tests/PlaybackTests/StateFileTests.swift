@@ -1,4 +1,5 @@
 import Foundation
+import MusicModel
 import Testing
 
 @testable import Playback
@@ -56,7 +57,8 @@ import Testing
             state.entries.map(\.uri)
                 == ["Album A/01 One.flac", "Album A/02 Two.flac", "Album A/03 Three.mp3", "Long/long.flac"])
         #expect(state.entries.map(\.priority) == [0, 7, 0, 0])
-        #expect(state.entries[3].range?.start == 1.5 && state.entries[3].range?.end == 20)
+        #expect(state.entries[3].range == SongTimeRange(start: 1.5, end: 20))
+        #expect(state.entries[0...2].allSatisfy { $0.range.isWhole })
     }
 
     /// 0.23 writes `(int)queue.single` (`SingleMode::ONE_SHOT` is 2) and reads only `0`, `1` and
@@ -122,7 +124,9 @@ import Testing
         radio.elapsed = 2.5
         radio.repeatMode = true
         radio.outputs = [("two", false)]
-        radio.entries = [.init(uri: "b.flac", priority: 3), .init(uri: "c.flac", range: (1, 2))]
+        radio.entries = [
+            .init(uri: "b.flac", priority: 3), .init(uri: "c.flac", range: SongTimeRange(start: 1, end: 2)),
+        ]
         return SavedServerState(
             main: main, partitions: [.init(name: "radio", state: radio), .init(name: "e", state: .init())])
     }

@@ -19,10 +19,7 @@ extension PlayerController {
             saved.mixRampDelay = core.mixRampDelay
             saved.lastLoadedPlaylist = core.lastLoadedPlaylist
             saved.entries = core.queue.entries.map { entry in
-                let ranged = entry.startTime > 0 || entry.endTime != nil
-                return SavedPlayerState.Entry(
-                    uri: entry.song.uri, priority: entry.priority,
-                    range: ranged ? (entry.startTime, entry.endTime) : nil)
+                SavedPlayerState.Entry(uri: entry.song.uri, priority: entry.priority, range: entry.range)
             }
             return saved
         }
@@ -74,8 +71,8 @@ extension PlayerController {
             for (entry, song) in zip(saved.entries, songs) {
                 guard let song, !core.queue.isFull else { continue }
                 let id = core.queue.append(song, priority: entry.priority)
-                if let range = entry.range, let position = core.queue.position(ofID: id) {
-                    core.queue.setRange(position: position, start: range.start, end: range.end)
+                if !entry.range.isWhole, let position = core.queue.position(ofID: id) {
+                    core.queue.setRange(position: position, entry.range)
                 }
             }
             if saved.random { core.setRandom(true) }
@@ -93,7 +90,7 @@ extension PlayerController {
                 let index = core.queue.random ? core.queue.orderIndex(ofPosition: position) : position
                 let entry = core.queue.entry(atOrder: index)
                 let offset = entry.playedDuration.map { min(saved.elapsed, $0) } ?? saved.elapsed
-                core.playOrder(index, paused: state == .pause, offset: entry.startTime + offset)
+                core.playOrder(index, paused: state == .pause, offset: entry.range.start + offset)
             } else if saved.current != nil {
                 core.current = core.queue.orderIndex(ofPosition: position)
             }

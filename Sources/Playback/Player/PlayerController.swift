@@ -108,7 +108,7 @@ package final class PlayerController: Sendable {
                 status.current = (core.queue.position(atOrder: index), entry.id)
                 if state != .stop {
                     let track = pipelineStatus.track
-                    status.elapsed = max(0, pipelineStatus.elapsed - (track?.start ?? entry.startTime))
+                    status.elapsed = max(0, pipelineStatus.elapsed - (track?.start ?? entry.range.start))
                     status.duration = entry.playedDuration
                     status.bitrate = pipelineStatus.bitrate
                     status.audioFormat = entry.song.audioFormat
@@ -291,8 +291,8 @@ package final class PlayerController: Sendable {
         }
     }
     /// `rangeid ID START:END`.
-    package func setRange(id: Int, start: Double, end: Double?) throws(QueueError) {
-        try change { core throws(QueueError) in try core.setRange(id: id, start: start, end: end) }
+    package func setRange(id: Int, _ range: SongTimeRange) throws(QueueError) {
+        try change { core throws(QueueError) in try core.setRange(id: id, range) }
     }
 
     /// Runs several changes as one unit (restoring the state file, tests).

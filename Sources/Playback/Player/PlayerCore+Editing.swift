@@ -205,7 +205,7 @@ extension PlayerCore {
     }
 
     /// `rangeid ID START:END`: the part of the song that plays; not for the playing song.
-    mutating func setRange(id: Int, start: Double, end: Double?) throws(QueueError) {
+    mutating func setRange(id: Int, _ range: SongTimeRange) throws(QueueError) {
         guard let position = queue.position(ofID: id) else { throw .noSuchSong }
         var requeue = false
         if playing {
@@ -216,12 +216,12 @@ extension PlayerCore {
                 requeue = true
             }
         }
-        var end = end
+        var range = range
         if let duration = queue.entries[position].song.duration {
-            guard start <= duration else { throw .startPastSongEnd }
-            if let value = end, value >= duration { end = nil }
+            guard range.start <= duration else { throw .startPastSongEnd }
+            if let end = range.end, end >= duration { range.end = nil }
         }
-        queue.setRange(position: position, start: start, end: end)
+        queue.setRange(position: position, range)
         if requeue { updateQueuedSong(previous: nil) }
         modified()
     }

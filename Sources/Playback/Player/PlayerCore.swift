@@ -114,8 +114,8 @@ struct PlayerCore: Sendable {
     func track(atOrder index: Int) -> PipelineTrack {
         let entry = queue.entry(atOrder: index)
         return PipelineTrack(
-            token: entry.id, path: path(entry.song.uri), uri: entry.song.uri, start: entry.startTime,
-            end: entry.endTime,
+            token: entry.id, path: path(entry.song.uri), uri: entry.song.uri, start: entry.range.start,
+            end: entry.range.end,
             duration: entry.song.duration, audioFormat: entry.song.audioFormat)
     }
 
@@ -133,7 +133,7 @@ struct PlayerCore: Sendable {
         current = index
         beginListening(atOrder: index)
         generation = pipeline.play(
-            track(atOrder: index), from: offset ?? queue.entry(atOrder: index).startTime, paused: paused)
+            track(atOrder: index), from: offset ?? queue.entry(atOrder: index).range.start, paused: paused)
         events.insert(.player)
         songStarted()
         updateQueuedSong(previous: nil)
@@ -291,7 +291,7 @@ struct PlayerCore: Sendable {
         let paused = playing && pipeline.status.state == .pause
         leaveForUserChoice(atOrder: index)
         // A time past the end ends the song at once, and playback goes on with the next.
-        playOrder(index, paused: paused, offset: entry.startTime + time)
+        playOrder(index, paused: paused, offset: entry.range.start + time)
     }
 
     /// `seekid ID TIME`.

@@ -103,9 +103,8 @@ package struct Queue: Sendable {
     }
 
     /// Replaces the song's range (`rangeid`) and marks it changed.
-    package mutating func setRange(position: Int, start: Double, end: Double?) {
-        entries[position].startTime = start
-        entries[position].endTime = end
+    package mutating func setRange(position: Int, _ range: SongTimeRange) {
+        entries[position].range = range
         touch(position: position)
     }
 

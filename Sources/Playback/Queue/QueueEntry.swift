@@ -10,15 +10,9 @@ package struct QueueEntry: Sendable, Equatable {
     package var version: UInt32
     /// The priority (0–255); in random mode higher priorities play first.
     package var priority: UInt8
-    /// Where playback of the song starts, in seconds (`rangeid`).
-    package var startTime: Double = 0
-    /// Where playback of the song ends, in seconds, or `nil` for the song's end.
-    package var endTime: Double?
+    /// The part of the song that plays (`rangeid`).
+    package var range = SongTimeRange.whole
 
-    /// The length that plays: the range when there is one, the song's duration otherwise.
-    package var playedDuration: Double? {
-        if let endTime { return endTime - startTime }
-        guard let duration = song.duration else { return nil }
-        return duration - startTime
-    }
+    /// The length that plays: the range's when it has an end, the rest of the song otherwise.
+    package var playedDuration: Double? { range.length(of: song.duration) }
 }

@@ -1,3 +1,5 @@
+package import MusicModel
+
 /// What the state file keeps of a player: the queue, the position in it and the modes
 /// (MPD's `playlist_state_save`, the software volume and the output states).
 package struct SavedPlayerState: Sendable, Equatable {
@@ -7,19 +9,14 @@ package struct SavedPlayerState: Sendable, Equatable {
         package var uri: String
         /// The entry's priority.
         package var priority: UInt8 = 0
-        /// The played range in seconds, when one was set with `rangeid`.
-        package var range: (start: Double, end: Double?)?
+        /// The part of the song that plays, set with `rangeid`.
+        package var range: SongTimeRange
 
         /// Creates an entry.
-        package init(uri: String, priority: UInt8 = 0, range: (start: Double, end: Double?)? = nil) {
+        package init(uri: String, priority: UInt8 = 0, range: SongTimeRange = .whole) {
             self.uri = uri
             self.priority = priority
             self.range = range
-        }
-
-        package static func == (a: Entry, b: Entry) -> Bool {
-            a.uri == b.uri && a.priority == b.priority && a.range?.start == b.range?.start
-                && a.range?.end == b.range?.end
         }
     }
 

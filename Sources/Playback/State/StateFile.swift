@@ -1,4 +1,5 @@
 import Foundation
+import MusicModel
 
 /// Reads and writes MPD's state file (`state_file`), so that a user moving from MPD keeps the
 /// queue and the position, and a restart of Tonearm does too.
@@ -25,10 +26,10 @@ package enum StateFile {
         lines.append("playlist_begin")
         for (position, entry) in state.entries.enumerated() {
             if entry.priority != 0 { lines.append("Prio: \(entry.priority)") }
-            if let range = entry.range {
+            if !entry.range.isWhole {
                 lines.append("song_begin: \(entry.uri)")
-                let start = Int((range.start * 1000).rounded())
-                lines.append("Range: \(start)-" + (range.end.map { String(Int(($0 * 1000).rounded())) } ?? ""))
+                let start = Int((entry.range.start * 1000).rounded())
+                lines.append("Range: \(start)-" + (entry.range.end.map { String(Int(($0 * 1000).rounded())) } ?? ""))
                 lines.append("song_end")
             } else {
                 lines.append("\(position):\(entry.uri)")
@@ -55,7 +56,7 @@ package enum StateFile {
                     } else if let uri = value(line, "song_begin") {
                         var entry = SavedPlayerState.Entry(uri: uri, priority: priority)
                         while let raw = lines.next(), raw != "song_end" {
-                            if let range = value(String(raw), "Range") { entry.range = parseRange(range) }
+                            if let range = value(String(raw), "Range") { entry.range = parseRange(range) ?? .whole }
                         }
                         state.entries.append(entry)
                         priority = 0
@@ -143,10 +144,10 @@ package enum StateFile {
     }
 
     /// `START-END` in milliseconds, END optional.
-    private static func parseRange(_ text: String) -> (start: Double, end: Double?)? {
+    private static func parseRange(_ text: String) -> SongTimeRange? {
         let parts = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, let start = Int(parts[0]) else { return nil }
-        return (Double(start) / 1000, Int(parts[1]).map { Double($0) / 1000 })
+        return SongTimeRange(start: Double(start) / 1000, end: Int(parts[1]).map { Double($0) / 1000 })
     }
 
     /// A number in its shortest form, as MPD's `{}` format prints it (`0`, `-17.5`, `83.123`).

@@ -222,13 +222,13 @@ enum QueueEditCommands {
     /// `rangeid ID START:END`: seconds, either side optional; `:` clears the range.
     static func rangeID(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
         let id = Int(try Arguments.unsigned(invocation.arguments[0]))
-        guard let (start, end) = timeRange(invocation.arguments[1]) else { throw MPDError(.argument, "Bad range") }
-        try invocation.player.setRange(id: id, start: start, end: end)
+        guard let range = timeRange(invocation.arguments[1]) else { throw MPDError(.argument, "Bad range") }
+        try invocation.player.setRange(id: id, range)
         return .ok
     }
 
     /// MPD's `parse_time_range`: `START:END` with non-negative seconds, END after START.
-    static func timeRange(_ text: String) -> (Double, Double?)? {
+    static func timeRange(_ text: String) -> SongTimeRange? {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         func seconds(_ part: Substring) -> Double?? {
@@ -240,7 +240,7 @@ enum QueueEditCommands {
         let from = start ?? 0
         let to = end.flatMap { $0 == 0 ? nil : $0 }
         if let to, to <= from { return nil }
-        return (from, to)
+        return SongTimeRange(start: from, end: to)
     }
 
     /// Songs from the database are local files, whose tags only the file may change.

@@ -65,12 +65,8 @@ enum QueueInfoCommands {
     /// One queue entry as MPD's `queue_print_song_info` prints it.
     static func write(_ entry: QueueEntry, position: Int, tags: TagMask, to response: inout ResponseBuffer) {
         var song = entry.song
-        var range: (Double, Double?)?
-        if entry.startTime > 0 || entry.endTime != nil {
-            range = (entry.startTime, entry.endTime)
-            song.duration = entry.playedDuration
-        }
-        SongPrinter.write(song, tags: tags, range: range, to: &response)
+        if !entry.range.isWhole { song.duration = entry.playedDuration }
+        SongPrinter.write(song, tags: tags, range: entry.range, to: &response)
         response.append("Pos", position)
         response.append("Id", entry.id)
         if entry.priority != 0 { response.append("Prio", entry.priority) }

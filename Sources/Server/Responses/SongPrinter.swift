@@ -13,10 +13,10 @@ enum SongPrinter {
     /// in the stored order (MPD's per-format scan order), `Time` and `duration`.
     /// - Parameter range: the part of the song a queue entry plays (`Range: S.sss-E.sss`).
     static func write(
-        _ song: Song, tags: TagMask, range: (start: Double, end: Double?)? = nil, to response: inout ResponseBuffer
+        _ song: Song, tags: TagMask, range: SongTimeRange = .whole, to response: inout ResponseBuffer
     ) {
         response.append("file", song.uri)
-        if let range {
+        if !range.isWhole {
             response.append("Range", threeDecimals(range.start) + "-" + (range.end.map(threeDecimals) ?? ""))
         }
         appendTimestamp("Last-Modified", song.lastModified, to: &response)
