@@ -39,7 +39,7 @@ endef
 
 .PHONY: all deps test-deps build build-debug run install uninstall test unit integration conformance fuzz \
         format format-check \
-        fuzz-short bench soak clean
+        fuzz-short bench bench-ab soak clean
 
 all: build
 
@@ -124,6 +124,13 @@ bench: test-deps build
 	$(PYTHON) Tests/Bench/bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG)
 	$(PYTHON) Tests/Bench/library_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(LIBRARY_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/playback_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(PLAYBACK_BENCH_ARGS)
+
+# The old build and the new one at the same moment, every measurement alternating between them
+# (Tests/Bench/ab_compare.py): "did the new build get slower?" without the drift that falls on
+# the server measured last in `make bench`. Needs BASELINE=PATH; AB_ARGS="--rounds 60" etc.
+bench-ab: test-deps build
+	@test -n "$(BASELINE)" || { echo "bench-ab needs BASELINE=/path/to/old/tonearm"; exit 2; }
+	$(PYTHON) Tests/Bench/ab_compare.py --tonearm $(CURDIR)/.build/release/tonearm --baseline-tonearm $(BASELINE) $(AB_ARGS)
 
 # Bounded soak on loopback (a few minutes; it stops by itself): 300 clients for 60 s against a
 # release build of Tonearm, then Debian's MPD, on a generated library while a rescan runs and

@@ -23,7 +23,7 @@ final class OutputThread: @unchecked Sendable {
         /// then reports `finished`.
         case drain(generation: UInt64, isReference: Bool)
         /// Play the chunk.
-        case play(UnsafeMutableRawBufferPointer, ChunkInfo, generation: UInt64, isReference: Bool)
+        case play(UnsafeMutableRawBufferPointer, ChunkInfo, generation: UInt64)
     }
 
     private let index: Int
@@ -86,10 +86,10 @@ final class OutputThread: @unchecked Sendable {
             case .drain(let generation, let isReference):
                 perform(device.end())
                 transport.withLock { endOfStream(generation: generation, isReference: isReference) }
-            case .play(let bytes, let info, let generation, let isReference):
+            case .play(let bytes, let info, let generation):
                 let (done, failure) = play(bytes, info, scratch: scratch, generation: generation)
                 transport.withLock {
-                    played(info, bytes: done, failure: failure, generation: generation, isReference: isReference)
+                    played(info, bytes: done, failure: failure, generation: generation)
                 }
             }
         }
@@ -162,7 +162,7 @@ final class OutputThread: @unchecked Sendable {
                         bitrate: info.bitrate)
                 }
             }
-            return .play(bytes, info, generation: transport.generation, isReference: isReference)
+            return .play(bytes, info, generation: transport.generation)
         }
     }
 
@@ -202,7 +202,7 @@ final class OutputThread: @unchecked Sendable {
 
     /// Records a chunk's write: the time it played, or the output's failure. Called with the
     /// lock held.
-    private func played(_ info: ChunkInfo, bytes done: Int, failure: String?, generation: UInt64, isReference: Bool) {
+    private func played(_ info: ChunkInfo, bytes done: Int, failure: String?, generation: UInt64) {
         var heard: (time: Double, seconds: Double, bitrate: Int)?
         if failure == nil, transport.outputs.reference == index, let format = device.actualFormat {
             heard = (info.time, Double(done) / Double(format.bytesPerSecond), info.bitrate)
