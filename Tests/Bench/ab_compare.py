@@ -86,12 +86,10 @@ def compare_playback(binaries: dict, args) -> list[tuple]:
             before = {kind: pb.thread_cpu(server.process.pid) for kind, (server, _) in running.items()}
             for _, client in running.values():
                 client.command("play")
-            for _, client in running.values():
-                while True:
-                    client.send("idle player")
-                    client.response()
-                    if client.command("status")["state"] == "stop":
-                        break
+            # Polled rather than waited for with `idle`: a connection that waits silently for
+            # the other server's song to end would meet `connection_timeout` (60 s).
+            while any(client.command("status")["state"] != "stop" for _, client in running.values()):
+                time.sleep(1)
             for kind, (server, _) in running.items():
                 used[kind].append(pb.cpu_between(before[kind], pb.thread_cpu(server.process.pid)))
             lb.log(f"playback {run + 1}/{args.cpu_runs}: old {used['old'][-1]:.3f} s, new {used['new'][-1]:.3f} s")
@@ -120,13 +118,21 @@ def main():
     binaries = {"old": args.baseline_tonearm, "new": args.tonearm}
     rows = []
     for size in (int(s.replace("_", "")) for s in args.sizes.split(",") if s):
-        rows += compare_queries(binaries, size, args)
+        part = compare_queries(binaries, size, args)
+        print_rows(part)
+        rows += part
     rows += compare_playback(binaries, args)
     print("| tracks | measure | unit | old | new | new / old (<1: new faster) |")
     print("|---|---|---|---|---|---|")
     for tracks, name, unit, old, new in rows:
         print(f"| {tracks} | {name} | {unit} | {old:.3f} | {new:.3f} | {new / old:.2f} |")
     return 0
+
+
+def print_rows(rows):
+    """The table so far, on stderr, so that a later failure does not lose it."""
+    for tracks, name, unit, old, new in rows:
+        lb.log(f"  {tracks} {name}: old {old:.3f}, new {new:.3f} {unit}, new / old {new / old:.2f}")
 
 
 if __name__ == "__main__":
