@@ -86,9 +86,10 @@ def compare_playback(binaries: dict, args) -> list[tuple]:
             before = {kind: pb.thread_cpu(server.process.pid) for kind, (server, _) in running.items()}
             for _, client in running.values():
                 client.command("play")
-            # Polled rather than waited for with `idle`: a connection that waits silently for
-            # the other server's song to end would meet `connection_timeout` (60 s).
-            while any(client.command("status")["state"] != "stop" for _, client in running.values()):
+            # Polled rather than waited for with `idle`, and both each time (a list, not a
+            # generator that `any` cuts short): a connection silent while the other server's
+            # song ends would meet `connection_timeout` (60 s).
+            while any([client.command("status")["state"] != "stop" for _, client in running.values()]):
                 time.sleep(1)
             for kind, (server, _) in running.items():
                 used[kind].append(pb.cpu_between(before[kind], pb.thread_cpu(server.process.pid)))
