@@ -12,6 +12,8 @@ slower?":
             for their post-scan work, then run `library_bench.py`'s queries in --rounds rounds;
             each round runs every query --per-round times on each server, the order of the two
             servers swapped from round to round. Median per query and server.
+  startup   then each server is stopped and started again on its database, in turn, --restarts
+            times: from launch until `stats` answers with every song.
   playback  both servers play the same minute of FLAC to a `null` output at the same time
             (`playback_bench.py`'s music); CPU seconds of each process, --cpu-runs times.
 
@@ -65,8 +67,19 @@ def compare_queries(binaries: dict, size: int, args) -> list[tuple]:
                         times.setdefault((name, kind), []).append(time.perf_counter() - start)
         for client in clients.values():
             client.close()
-        return [(f"{size:,}", name, "ms, median", statistics.median(times[(name, "old")]) * 1000,
+        rows = [(f"{size:,}", name, "ms, median", statistics.median(times[(name, "old")]) * 1000,
                  statistics.median(times[(name, "new")]) * 1000) for name, _, _ in queries]
+        # Start-up on the existing database: each server stopped and started in turn.
+        startup: dict[str, list[float]] = {kind: [] for kind in running}
+        for restart in range(args.restarts):
+            for kind in (list(running) if restart % 2 == 0 else list(reversed(running))):
+                lb.stop(running[kind])
+                start = time.monotonic()
+                running[kind].start(timeout=60)
+                startup[kind].append(lb.wait_for_songs(running[kind], size, 60, scanning=False) - start)
+        rows.append((f"{size:,}", "startup on the existing database", "ms, median",
+                     statistics.median(startup["old"]) * 1000, statistics.median(startup["new"]) * 1000))
+        return rows
     finally:
         for server in running.values():
             lb.stop(server)
@@ -111,6 +124,7 @@ def main():
     parser.add_argument("--per-round", type=int, default=5)
     parser.add_argument("--settle", type=float, default=10,
                         help="seconds to wait after both scans (checkpoints, memory given back)")
+    parser.add_argument("--restarts", type=int, default=10, help="start-ups of each server, alternating")
     parser.add_argument("--cpu-runs", type=int, default=3)
     parser.add_argument("--scan-timeout", type=float, default=300)
     parser.add_argument("--library-base", default="/tmp")
@@ -122,7 +136,8 @@ def main():
         part = compare_queries(binaries, size, args)
         print_rows(part)
         rows += part
-    rows += compare_playback(binaries, args)
+    if args.cpu_runs > 0:
+        rows += compare_playback(binaries, args)
     print("| tracks | measure | unit | old | new | new / old (<1: new faster) |")
     print("|---|---|---|---|---|---|")
     for tracks, name, unit, old, new in rows:
