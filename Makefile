@@ -1,6 +1,7 @@
 # Tonearm — build, run and test.
 #
-#   make run    install what is missing, build (release) and run with conf/tonearm.conf
+#   make run    install what is missing, build (release) and run with conf/tonearm.conf;
+#               MUSIC=/path/to/music serves that folder (tonearm --music-directory)
 #   make test   install what the tests need and run every test: unit, integration, conformance
 #   make install  build (release) and install under PREFIX (default /usr/local); DESTDIR honoured
 #
@@ -20,6 +21,8 @@ SYSCONFDIR    ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 # installed as it is, without a release build first.
 BINARY        ?= .build/release/tonearm
 CONFIG        ?= conf/tonearm.conf
+# The music folder `make run` serves; empty: the configuration's music_directory.
+MUSIC         ?=
 SUDO          := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
@@ -56,7 +59,7 @@ build-debug: deps
 	$(SWIFT) build --product tonearm
 
 run: build
-	.build/release/tonearm --config $(CONFIG)
+	.build/release/tonearm --config $(CONFIG) $(if $(MUSIC),--music-directory "$(MUSIC)")
 
 # The binary, the man pages, the systemd units (their paths rewritten to BINDIR and
 # SYSCONFDIR) and the example configuration, which never replaces an existing one.

@@ -4,14 +4,14 @@ import Settings
 
 extension PartitionPipelines {
     /// The decoding pipelines over the configured `audio_output` blocks (ALSA's `default`
-    /// device without any): the devices are opened once here and shared by every partition's
+    /// device without any): the devices are opened once and shared by every partition's
     /// pipeline; the default partition's holds them all at start.
-    /// - Parameter report: receives the outputs that cannot be set up and every playback
-    ///   failure: the server's log.
-    static func decoding(configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void)
-        -> PartitionPipelines
-    {
-        let devices = OutputDevices(configuration: configuration, report: report)
+    /// - Parameters:
+    ///   - devices: the outputs, set up once (``OutputDevices``); the assembly logs them.
+    ///   - report: receives every playback failure: the server's log.
+    static func decoding(
+        devices: OutputDevices, configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void
+    ) -> PartitionPipelines {
         return PartitionPipelines(
             defaultPipeline: DecodingPipeline.make(
                 devices: devices, attached: true, configuration: configuration, report: report),

@@ -20,10 +20,13 @@ struct ServerAssembly {
     let logger: Logger
     /// Present when systemd started the server as a `Type=notify` unit.
     let notifier: SystemdNotifier?
+    /// The lines logged at start: the files and folders, the outputs, Zeroconf.
+    let summary: StartupSummary
 
     /// Builds the parts, restores the state file, and serves until SIGTERM, SIGINT or `kill`.
     /// - Throws: when the server cannot listen.
     func run() async throws {
+        summary.logFilesAndFolders()
         let decoders = DecoderCatalog.ffmpeg()
         let idleBus = IdleBus()
         let metadataTags = TagMask(metadataToUse: settings.metadataToUse)
@@ -32,9 +35,10 @@ struct ServerAssembly {
         let playStatistics =
             settings.stickerPlayStats
             ? stickers.map { PlayStatistics(stickers: $0, idleBus: idleBus, logger: logger) } : nil
-        let pipelines = PartitionPipelines.decoding(configuration: settings) { [logger] problem in
-            logger.error("\(problem)")
-        }
+        let report: @Sendable (String) -> Void = { [logger] problem in logger.error("\(problem)") }
+        let devices = OutputDevices(configuration: settings, report: report)
+        summary.logOutputsAndZeroconf(outputs: devices.summaries)
+        let pipelines = PartitionPipelines.decoding(devices: devices, configuration: settings, report: report)
         let context = ServerContext(
             configuration: settings, idleBus: idleBus, metadataTags: metadataTags, decoders: decoders,
             library: library, stickers: stickers, playStatistics: playStatistics, pipelines: pipelines, logger: logger)

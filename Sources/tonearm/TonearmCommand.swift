@@ -25,12 +25,20 @@ struct TonearmCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The TCP port; 0 picks a free one and logs it.")
     var port: Int?
 
+    @Option(
+        name: .long, help: "The music folder, overriding music_directory.",
+        completion: .directory)
+    var musicDirectory: String?
+
     @Flag(name: .long, help: "Log everything (log_level \"verbose\").")
     var verbose = false
 
     func validate() throws {
         if let port, !(0...65535).contains(port) {
             throw ValidationError("--port must be between 0 and 65535")
+        }
+        if musicDirectory?.isEmpty == true {
+            throw ValidationError("--music-directory needs a folder")
         }
     }
 
@@ -45,6 +53,14 @@ struct TonearmCommand: AsyncParsableCommand {
         }
         var settings = loaded.configuration
         if let port { settings.port = port }
+        if let musicDirectory {
+            // `~` and $XDG_… as in the file, for a value the shell left alone (quoted, or from
+            // `make run MUSIC=…`); a relative path is taken from where tonearm was started, as
+            // any command-line path is, since the scanner needs an absolute one.
+            let path = PathExpander(environment: ProcessInfo.processInfo.environment).expand(musicDirectory)
+            settings.musicDirectory =
+                path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        }
 
         let level = verbose ? .debug : Logger.Level(settings.logLevel)
         LoggingSystem.bootstrap { label in
@@ -53,11 +69,13 @@ struct TonearmCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "tonearm")
-        if let file = loaded.file { logger.info("configuration loaded from \(file)") }
         for warning in loaded.warnings { logger.warning("\(warning)") }
         let notifier = SystemdNotifier.fromEnvironment(logger: logger)
+        let summary = StartupSummary(
+            settings: settings, configFile: loaded.file, musicDirectoryFromCommandLine: musicDirectory != nil,
+            logger: logger)
 
-        try await ServerAssembly(settings: settings, logger: logger, notifier: notifier).run()
+        try await ServerAssembly(settings: settings, logger: logger, notifier: notifier, summary: summary).run()
     }
 }
 

@@ -101,10 +101,12 @@ class TonearmServer(_Server):
 
     def __init__(self, workdir: Path, binary: str | None = None, extra_config: str = "",
                  args=(), music_dir: Path | None = None, bind: str = 'bind_to_address "127.0.0.1"\n',
-                 output: str | None = None):
+                 output: str | None = None, wrapper=()):
         super().__init__(workdir, extra_config, music_dir, output)
         self.binary = str(Path(binary or os.environ.get("TONEARM_BIN") or REPO / ".build/debug/tonearm").resolve())
         self.args = list(args)
+        # A command the binary runs under, such as `setpriv` to drop capabilities.
+        self.wrapper = list(wrapper)
         self.bind = bind
         self.unix_socket = None
 
@@ -118,7 +120,7 @@ class TonearmServer(_Server):
 
     def start(self, timeout: float = 30):
         self.write_config()
-        self._launch([self.binary, "--config", str(self.config_path), "--port", "0", *self.args])
+        self._launch([*self.wrapper, self.binary, "--config", str(self.config_path), "--port", "0", *self.args])
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self._lock:

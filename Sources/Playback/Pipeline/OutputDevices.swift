@@ -37,4 +37,10 @@ package final class OutputDevices: @unchecked Sendable {
 
     /// The outputs' names, by index.
     package var names: [String] { outputs.map(\.name) }
+
+    /// One phrase per output that was set up, for the start-up log: its name, its plugin, and
+    /// whether it starts disabled (`enabled "no"`), so an operator sees which outputs exist.
+    package var summaries: [String] {
+        outputs.map { "\"\($0.name)\" (\($0.plugin)\($0.enabledAtStart ? "" : ", disabled"))" }
+    }
 }
