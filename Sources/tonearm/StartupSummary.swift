@@ -3,7 +3,7 @@ import Logging
 import Settings
 import Zeroconf
 
-/// The few lines the server logs at start at the default level (issue 25): which configuration
+/// The few lines the server logs at start at the default level: which configuration
 /// it read, which music folder it serves and whether that folder is usable, which files it
 /// keeps, its outputs and whether it announces itself. Without them a newcomer whose music
 /// folder is missing sees only `Listening on …` and an empty library, and cannot tell why.
