@@ -23,6 +23,9 @@ package final class Library: Sendable {
         package var followOutsideSymlinks = true
         /// Cover file names tried after MPD's own (`album_art_names`).
         package var albumArtNames: [String] = []
+        /// The least time between two progress lines of a long update job; tests shorten it
+        /// (`TONEARM_SCAN_PROGRESS_INTERVAL`, read in Sources/tonearm/ServerAssembly.swift).
+        package var scanProgressInterval: Duration = .seconds(5)
 
         /// Creates settings.
         package init(musicDirectory: String, databasePath: String, songSuffixes: Set<String>, tagMask: TagMask) {
@@ -87,7 +90,7 @@ package final class Library: Sendable {
         let scanner = MusicFolderScanner(store: store, walker: walker, tagMask: settings.tagMask, logger: logger)
         updates = UpdateService(
             scanner: scanner, stickers: stickers, parseFilterSticker: parseFilterSticker,
-            logger: logger, onEvent: onEvent)
+            logger: logger, progressInterval: settings.scanProgressInterval, onEvent: onEvent)
     }
 
     /// Closes the database at shutdown, when the server and everything that queues updates

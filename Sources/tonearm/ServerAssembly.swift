@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import MPDProtocol
 import MediaLibrary
@@ -151,6 +152,13 @@ struct ServerAssembly {
         librarySettings.followInsideSymlinks = settings.followInsideSymlinks
         librarySettings.followOutsideSymlinks = settings.followOutsideSymlinks
         librarySettings.albumArtNames = settings.albumArtNames
+        // For the tests only (docs/configuration.md, "Update progress"): progress lines without
+        // a library big enough to take five seconds.
+        if let value = ProcessInfo.processInfo.environment["TONEARM_SCAN_PROGRESS_INTERVAL"],
+            let seconds = Double(value), seconds >= 0
+        {
+            librarySettings.scanProgressInterval = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
         do {
             // A filter sticker is named by its filter in MPD's syntax, which only the protocol
             // reads.

@@ -65,15 +65,19 @@ struct DiskWalker {
     }
 
     /// Walks the directory `uri` and everything below it.
-    func walk(_ uri: String, mtime: Int64) -> DiskTree {
+    /// - Parameter visited: called with what was found so far after each directory's entries,
+    ///   so that the scanner can log its progress through a long walk.
+    func walk(_ uri: String, mtime: Int64, visited: (DiskTree) -> Void = { _ in }) -> DiskTree {
         var tree = DiskTree()
         tree.directories[uri] = mtime
         var ancestors: [(dev_t, ino_t)] = []
-        visit(uri, into: &tree, ancestors: &ancestors)
+        visit(uri, into: &tree, ancestors: &ancestors, visited: visited)
         return tree
     }
 
-    private func visit(_ uri: String, into tree: inout DiskTree, ancestors: inout [(dev_t, ino_t)]) {
+    private func visit(
+        _ uri: String, into tree: inout DiskTree, ancestors: inout [(dev_t, ino_t)], visited: (DiskTree) -> Void
+    ) {
         let directoryPath = path(of: uri)
         var own = stat()
         guard stat(directoryPath, &own) == 0 else { return }
@@ -98,7 +102,7 @@ struct DiskWalker {
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
                 tree.directories[childURI] = Int64(info.st_mtim.tv_sec)
-                visit(childURI, into: &tree, ancestors: &ancestors)
+                visit(childURI, into: &tree, ancestors: &ancestors, visited: visited)
             case S_IFREG:
                 let file = DiskTree.File(uri: childURI, mtime: Int64(info.st_mtim.tv_sec), size: Int64(info.st_size))
                 let suffix = Self.suffix(of: name)
@@ -111,6 +115,7 @@ struct DiskWalker {
                 continue
             }
         }
+        visited(tree)
     }
 
     /// `stat` through a symbolic link when the link rules allow following it. The directory

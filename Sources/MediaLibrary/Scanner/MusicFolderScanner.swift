@@ -20,9 +20,12 @@ struct MusicFolderScanner: Sendable {
     var batchSize = 512
 
     /// Updates the database below `uri` (`""` is everything).
-    /// - Parameter rescan: read files again even when their size and time are unchanged.
+    /// - Parameters:
+    ///   - rescan: read files again even when their size and time are unchanged.
+    ///   - progress: counts what the job does, and logs a progress line whenever its interval
+    ///     has passed; the caller logs its summary.
     /// - Returns: whether the database changed.
-    func update(_ uri: String, rescan: Bool, now: Int64) throws -> Bool {
+    func update(_ uri: String, rescan: Bool, now: Int64, progress: inout ScanProgress) throws -> Bool {
         try store.pool.write { db in
             // A scan inserts into four indexes and the trigram index at scattered places: with
             // SQLite's default 2 MiB of cache it kept evicting and rereading their pages (100,000
@@ -35,21 +38,35 @@ struct MusicFolderScanner: Sendable {
             var changes = ChangeCounter()
             switch walker.kind(of: uri) {
             case .missing:
-                try removeSubtree(uri, db, &changes)
+                progress.walked = true
+                try removeSubtree(uri, db, &changes, &progress)
             case .file(let file):
                 let suffix = DiskWalker.suffix(of: file.uri)
                 try ensureDirectories(for: file.uri, db, &changes)
                 if walker.playlistSuffixes.contains(suffix) {
+                    progress.files = 1
+                    progress.walked = true
                     try syncPlaylists(under: nil, disk: [file], db, &changes)
+                    progress.checked = 1
                 } else if walker.songSuffixes.contains(suffix) {
-                    try syncSongs(under: nil, disk: [file], rescan: rescan, now: now, db, &changes)
+                    progress.files = 1
+                    progress.walked = true
+                    try syncSongs(under: nil, disk: [file], rescan: rescan, now: now, db, &changes, &progress)
+                } else {
+                    progress.walked = true
                 }
             case .directory(let mtime):
-                let tree = walker.walk(uri, mtime: mtime)
+                let tree = walker.walk(uri, mtime: mtime) { tree in
+                    progress.folders = tree.directories.count
+                    progress.files = tree.songs.count + tree.playlists.count
+                    report(&progress)
+                }
+                progress.walked = true
                 try ensureDirectories(for: uri, db, &changes)
                 try syncDirectories(under: uri, disk: tree.directories, db, &changes)
-                try syncSongs(under: uri, disk: tree.songs, rescan: rescan, now: now, db, &changes)
+                try syncSongs(under: uri, disk: tree.songs, rescan: rescan, now: now, db, &changes, &progress)
                 try syncPlaylists(under: uri, disk: tree.playlists, db, &changes)
+                progress.checked += tree.playlists.count
             }
             try pruneEmptyDirectories(db, &changes)
             if changes.count > 0 {
@@ -68,6 +85,11 @@ struct MusicFolderScanner: Sendable {
         var count = 0
     }
 
+    /// Logs a progress line when one is due: a clock read, called per folder and per batch.
+    private func report(_ progress: inout ScanProgress) {
+        if let line = progress.progressLine() { logger.notice("\(line)") }
+    }
+
     /// A `WHERE` condition on `column` selecting `uri` and everything below it, or `nil` for
     /// the whole library.
     private func subtree(_ column: String, _ uri: String?) -> SQLFragment {
@@ -76,11 +98,14 @@ struct MusicFolderScanner: Sendable {
         return SQLFragment("(\(column) = ? OR (\(column) >= ? AND \(column) < ?))", [uri, uri + "/", uri + "0"])
     }
 
-    private func removeSubtree(_ uri: String, _ db: Database, _ changes: inout ChangeCounter) throws {
+    private func removeSubtree(
+        _ uri: String, _ db: Database, _ changes: inout ChangeCounter, _ progress: inout ScanProgress
+    ) throws {
         let condition = subtree("uri", uri)
         try db.execute(
             sql: "DELETE FROM song WHERE \(condition.sql)", arguments: StatementArguments(condition.arguments))
         changes.count += db.changesCount
+        progress.removed += db.changesCount
         try db.execute(
             sql: "DELETE FROM playlistFile WHERE \(condition.sql)", arguments: StatementArguments(condition.arguments))
         changes.count += db.changesCount
@@ -164,7 +189,8 @@ struct MusicFolderScanner: Sendable {
         rescan: Bool,
         now: Int64,
         _ db: Database,
-        _ changes: inout ChangeCounter
+        _ changes: inout ChangeCounter,
+        _ progress: inout ScanProgress
     ) throws {
         let condition = uri.map { subtree("uri", $0) } ?? SQLFragment("uri = ?", [disk.first?.uri ?? ""])
         var known: [String: (id: Int64, mtime: Int64, size: Int64)] = [:]
@@ -182,35 +208,61 @@ struct MusicFolderScanner: Sendable {
                 toRead.append(file)
             }
         }
+        progress.checked += disk.count - toRead.count
         var directoryIDs: [String: Int64] = [:]
         var start = 0
         while start < toRead.count {
             let batch = Array(toRead[start..<min(start + batchSize, toRead.count)])
             start += batch.count
-            for (file, metadata) in zip(batch, readMetadata(batch)) {
-                guard let metadata else { continue }
+            for (file, outcome) in zip(batch, readMetadata(batch)) {
+                let metadata: FileMetadata
+                switch outcome {
+                case .success(let read): metadata = read
+                case .failure(let failure):
+                    progress.fail(file.uri, reason: failure.reason)
+                    continue
+                }
                 guard let directory = try directoryID(of: file.uri, db, cache: &directoryIDs) else { continue }
                 stale.remove(file.uri)
-                try SongWriter.write(file, metadata, directory: directory, existing: known[file.uri]?.id, now: now, db)
+                let existing = known[file.uri]?.id
+                try SongWriter.write(file, metadata, directory: directory, existing: existing, now: now, db)
                 changes.count += 1
+                if existing == nil { progress.added += 1 } else { progress.updated += 1 }
             }
+            progress.checked += batch.count
+            report(&progress)
         }
         for uri in stale {
             try db.execute(sql: "DELETE FROM song WHERE id = ?", arguments: [known[uri]!.id])
             changes.count += 1
         }
+        progress.removed += stale.count
     }
 
-    /// Reads the files' metadata on every core; `nil` for a file FFmpeg cannot read (logged once).
-    private func readMetadata(_ files: [DiskTree.File]) -> [FileMetadata?] {
-        let results = Mutex<[FileMetadata?]>(Array(repeating: nil, count: files.count))
+    /// Why a file could not be read, as the summary names it.
+    struct ReadFailure: Error {
+        /// FFmpeg's complaint.
+        let reason: String
+    }
+
+    /// Reads the files' metadata on every core; a failure for a file FFmpeg cannot read (also
+    /// logged at `info`, each one: the summary names only the first few). The caller counts
+    /// the failures once the batch is back, so that counting takes no lock.
+    private func readMetadata(_ files: [DiskTree.File]) -> [Result<FileMetadata, ReadFailure>] {
+        let results = Mutex<[Result<FileMetadata, ReadFailure>]>(
+            Array(repeating: .failure(ReadFailure(reason: "not read")), count: files.count))
         DispatchQueue.concurrentPerform(iterations: files.count) { index in
             let path = walker.path(of: files[index].uri)
             do {
                 let metadata = try MetadataReader.read(path: path, tags: tagMask)
-                results.withLock { $0[index] = metadata }
+                results.withLock { $0[index] = .success(metadata) }
             } catch {
                 logger.info("skipping \(files[index].uri): \(error)")
+                // The URI names the file already: its absolute path in front of the reason
+                // would make the summary line twice as long.
+                var reason = "\(error)"
+                if reason.hasPrefix(path + ": ") { reason.removeFirst(path.count + 2) }
+                results.withLock { $0[index] = .failure(ReadFailure(reason: reason)) }
             }
         }
         return results.withLock { $0 }

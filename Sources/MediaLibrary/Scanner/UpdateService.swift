@@ -41,6 +41,8 @@ package final class UpdateService: Sendable {
     private let stickers: StickerStore?
     private let parseFilterSticker: FilterStickerParser?
     private let logger: Logger
+    /// The least time between two progress lines of a job (``ScanProgress``).
+    private let progressInterval: Duration
     private let onEvent: @Sendable (LibraryEvent) -> Void
 
     /// - Parameters:
@@ -48,14 +50,16 @@ package final class UpdateService: Sendable {
     ///     music database.
     ///   - parseFilterSticker: reads a `filter` sticker's name back into its filter, for that
     ///     cleanup.
+    ///   - progressInterval: the least time between two progress lines of a long job.
     init(
         scanner: MusicFolderScanner, stickers: StickerStore?, parseFilterSticker: FilterStickerParser?, logger: Logger,
-        onEvent: @escaping @Sendable (LibraryEvent) -> Void
+        progressInterval: Duration = .seconds(5), onEvent: @escaping @Sendable (LibraryEvent) -> Void
     ) {
         self.scanner = scanner
         self.stickers = stickers
         self.parseFilterSticker = parseFilterSticker
         self.logger = logger
+        self.progressInterval = progressInterval
         self.onEvent = onEvent
     }
 
@@ -118,15 +122,15 @@ package final class UpdateService: Sendable {
     private func run(_ job: Job) {
         var current = job
         while true {
-            let started = Date()
+            // Progress and summary at `notice`, the default level, as MPD's update messages are.
+            var progress = ScanProgress(job: current.id, uri: current.uri, interval: progressInterval)
             do {
                 let now = Int64(Date().timeIntervalSince1970)
-                if try scanner.update(current.uri, rescan: current.rescan, now: now) {
+                if try scanner.update(current.uri, rescan: current.rescan, now: now, progress: &progress) {
                     onEvent(.database)
                     removeOrphanedStickers()
                 }
-                let seconds = Date().timeIntervalSince(started)
-                logger.info("update job \(current.id) finished in \(String(format: "%.2f", seconds)) s")
+                logger.notice("\(progress.summary(elapsed: .now - progress.started))")
             } catch {
                 logger.error("update of \"\(current.uri)\" failed: \(error)")
             }
