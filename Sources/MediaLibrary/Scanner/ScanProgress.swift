@@ -1,7 +1,7 @@
 import Foundation
 
 /// What one update job has done so far, for its progress lines and the summary line it ends
-/// with (issue 25: a 100,000-song scan otherwise logs nothing for half a minute).
+/// with: without them a 100,000-song scan logs nothing for half a minute.
 ///
 /// The scanner owns one and only increments it, on its own thread: reading tags in parallel,
 /// it counts a batch's failures once the batch is back (`MusicFolderScanner.readMetadata`), so
