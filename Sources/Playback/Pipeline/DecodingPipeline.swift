@@ -11,7 +11,8 @@ package import Settings
 /// - ``DecoderThread`` (with its crossfade planning) and one ``OutputThread`` per output, each
 ///   with the state only it touches (the open song, the device's ``DeviceLifecycle``);
 /// - ``NowPlaying``, what `status` shows, and ``PipelineSettings``, each behind a mutex of its
-///   own, so that `status`, `setvol` or `crossfade` never take the transport's lock;
+///   own, so that `status` and `crossfade` never take the transport's lock (`setvol` takes it
+///   only to read which outputs' hardware mixers are this partition's);
 /// - ``PipelineEventDispatcher``, which hands events to the player on a thread of its own.
 ///
 /// The first working output is the *reference*: what it has played is `elapsed`, and when it

@@ -1,9 +1,9 @@
 /// The settings the audio threads read as they go: the software volume, replay gain,
 /// crossfade and MixRamp, and `audio_output_format`.
 ///
-/// They have a lock of their own (``DecodingPipeline``'s `settings` mutex): `setvol` or
-/// `crossfade` from a client never takes the lock the audio threads wait on, and the threads
-/// read a copy once per chunk. A change applies from the next chunk decoded or played.
+/// They have a lock of their own (``DecodingPipeline``'s `settings` mutex): changing them from
+/// a client does not take the lock the audio threads wait on, and the threads read a copy once
+/// per chunk. A change applies from the next chunk decoded or played.
 struct PipelineSettings: Sendable {
     /// The software volume (0…100) of outputs with a software mixer.
     var volume = 100
