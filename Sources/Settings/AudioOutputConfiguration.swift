@@ -48,17 +48,3 @@ package enum MixerType: String, Sendable, Equatable, CaseIterable {
 package enum ReplayGainMode: String, Sendable, Equatable, CaseIterable {
     case off, track, album, auto
 }
-
-/// The minimum severity that reaches the log (`log_level`).
-package enum LogLevel: String, Sendable, Equatable, CaseIterable {
-    case error, warning, notice, info, verbose
-
-    /// Parses MPD's level names, including the pre-0.22 `default` (notice) and `secure` (info).
-    package init?(configValue: String) {
-        switch configValue {
-        case "default": self = .notice
-        case "secure": self = .info
-        default: self.init(rawValue: configValue)
-        }
-    }
-}

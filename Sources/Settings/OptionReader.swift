@@ -30,6 +30,11 @@ struct OptionReader {
                     at: p.origin, "log_level: \"\(p.value)\" is not one of error, warning, notice, info, verbose")
             }
             configuration.logLevel = level
+        case "log_file":
+            guard !p.value.isEmpty else { throw ConfigurationError(at: p.origin, "log_file: empty path") }
+            // MPD's one special value; any other is a path, `~` expanded as MPD expands it.
+            configuration.logDestination =
+                p.value == "syslog" ? .syslog : .file(path: paths.expand(p.value), origin: p.origin)
 
         case "bind_to_address":
             if p.value.isEmpty {
@@ -161,7 +166,6 @@ struct OptionReader {
     static let ignoredOptions: [String: String] = [
         "user": "run it as that user instead (systemd User=)",
         "group": "run it as that group instead (systemd Group=)",
-        "log_file": "logs go to standard error (the journal under systemd)",
         "pid_file": "it runs in the foreground; a service manager tracks the process",
         "filesystem_charset": "file names are read as UTF-8",
         "id3v1_encoding": "deprecated in MPD too",

@@ -19,6 +19,8 @@ package struct TonearmConfiguration: Sendable, Equatable {
     package var stickerFile: String?
     /// `log_level`.
     package var logLevel: LogLevel = .notice
+    /// `log_file`: where the log goes; standard error without one.
+    package var logDestination: LogDestination = .standardError
 
     // MARK: Network and limits
 

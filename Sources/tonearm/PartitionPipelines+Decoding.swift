@@ -8,15 +8,16 @@ extension PartitionPipelines {
     /// pipeline; the default partition's holds them all at start.
     /// - Parameters:
     ///   - devices: the outputs, set up once (``OutputDevices``); the assembly logs them.
-    ///   - report: receives every playback failure: the server's log.
+    ///   - log: receives every playback failure and each output's opening: the server's log.
     static func decoding(
-        devices: OutputDevices, configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void
+        devices: OutputDevices, configuration: TonearmConfiguration,
+        log: @escaping @Sendable (PipelineLogEntry) -> Void
     ) -> PartitionPipelines {
         return PartitionPipelines(
             defaultPipeline: DecodingPipeline.make(
-                devices: devices, attached: true, configuration: configuration, report: report),
+                devices: devices, attached: true, configuration: configuration, log: log),
             makePipeline: {
-                DecodingPipeline.make(devices: devices, attached: false, configuration: configuration, report: report)
+                DecodingPipeline.make(devices: devices, attached: false, configuration: configuration, log: log)
             })
     }
 }

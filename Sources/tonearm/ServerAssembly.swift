@@ -23,6 +23,8 @@ struct ServerAssembly {
     let notifier: SystemdNotifier?
     /// The lines logged at start: the files and folders, the outputs, Zeroconf.
     let summary: StartupSummary
+    /// Where the log goes; SIGHUP reopens its file.
+    let logSink: LogSink
 
     /// Builds the parts, restores the state file, and serves until SIGTERM, SIGINT or `kill`.
     /// - Throws: when the server cannot listen.
@@ -36,10 +38,15 @@ struct ServerAssembly {
         let playStatistics =
             settings.stickerPlayStats
             ? stickers.map { PlayStatistics(stickers: $0, idleBus: idleBus, logger: logger) } : nil
-        let report: @Sendable (String) -> Void = { [logger] problem in logger.error("\(problem)") }
-        let devices = OutputDevices(configuration: settings, report: report)
+        let devices = OutputDevices(configuration: settings) { [logger] problem in logger.error("\(problem)") }
         summary.logOutputsAndZeroconf(outputs: devices.summaries)
-        let pipelines = PartitionPipelines.decoding(devices: devices, configuration: settings, report: report)
+        let pipelines = PartitionPipelines.decoding(devices: devices, configuration: settings) { [logger] entry in
+            switch entry.severity {
+            case .error: logger.error("\(entry.text)")
+            case .notice: logger.notice("\(entry.text)")
+            case .info: logger.info("\(entry.text)")
+            }
+        }
         let context = ServerContext(
             configuration: settings, idleBus: idleBus, metadataTags: metadataTags, decoders: decoders,
             library: library, stickers: stickers, playStatistics: playStatistics, pipelines: pipelines, logger: logger)
@@ -93,6 +100,8 @@ struct ServerAssembly {
             // Withdraws the announcement before the server closes, so that no client finds a
             // server that is going away.
             zeroconf.map { .init(service: $0) },
+            // Catches SIGHUP from start to end, so that it never stops the server.
+            .init(service: LogReopenService(sink: logSink, logger: logger)),
             // First to hear of the shutdown, so that systemd knows at once (`STOPPING=1`).
             notifier.map { .init(service: $0) },
         ]

@@ -43,9 +43,15 @@ struct StartupSummary {
     }
 
     /// Logs the outputs that were set up (those that could not be are logged as errors when
-    /// they fail) and whether the server will announce itself with Zeroconf.
+    /// they fail) and whether the server will announce itself with Zeroconf. The outputs open
+    /// when playback starts, as MPD's do; each logs its first opening at this level, and a
+    /// failure to open as an error.
     func logOutputsAndZeroconf(outputs: [String]) {
-        logger.notice("audio outputs: \(outputs.isEmpty ? "none could be set up" : outputs.joined(separator: ", "))")
+        if outputs.isEmpty {
+            logger.notice("audio outputs: none could be set up")
+        } else {
+            logger.notice("audio outputs: \(outputs.joined(separator: ", ")); each opens when playback starts")
+        }
         if settings.zeroconfEnabled {
             // An invalid name is logged as an error where the announcement is built.
             let name = ZeroconfServiceName(template: settings.zeroconfName)?.value ?? settings.zeroconfName

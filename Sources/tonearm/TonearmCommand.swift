@@ -14,7 +14,8 @@ struct TonearmCommand: AsyncParsableCommand {
         discussion: """
             Reads an mpd.conf-style configuration file, listens for MPD clients (mpc, ncmpcpp, \
             phone apps, python-mpd2 scripts) and serves them until it receives SIGTERM or SIGINT, \
-            or a client sends `kill`. Logs go to standard error, one line per event.
+            or a client sends `kill`. Logs go to standard error, one line per event, unless \
+            log_file names a file or "syslog"; SIGHUP reopens the log file.
             """,
         version: TonearmVersion.description
     )
@@ -62,12 +63,15 @@ struct TonearmCommand: AsyncParsableCommand {
                 path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         }
 
-        let level = verbose ? .debug : Logger.Level(settings.logLevel)
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+        let sink: LogSink
+        do {
+            sink = try LogSink(destination: settings.logDestination, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            FileHandle.standardError.write(Data("tonearm: \(error)\n".utf8))
+            throw ExitCode.failure
         }
+        let level = verbose ? .debug : Logger.Level(settings.logLevel)
+        LoggingSystem.bootstrap { label in SinkLogHandler(label: label, sink: sink, logLevel: level) }
         let logger = Logger(label: "tonearm")
         for warning in loaded.warnings { logger.warning("\(warning)") }
         let notifier = SystemdNotifier.fromEnvironment(logger: logger)
@@ -75,7 +79,9 @@ struct TonearmCommand: AsyncParsableCommand {
             settings: settings, configFile: loaded.file, musicDirectoryFromCommandLine: musicDirectory != nil,
             logger: logger)
 
-        try await ServerAssembly(settings: settings, logger: logger, notifier: notifier, summary: summary).run()
+        try await ServerAssembly(
+            settings: settings, logger: logger, notifier: notifier, summary: summary, logSink: sink
+        ).run()
     }
 }
 

@@ -102,6 +102,23 @@ struct ConfigurationLoaderTests {
                 == "t.conf:1: bind_to_address: \"host:99999\" is not an address, address:port or socket path")
     }
 
+    @Test("log_file is a path (~ expanded, the line kept for its error) or syslog; log_level takes MPD's names")
+    func logOptions() throws {
+        #expect(try load("").0.logDestination == .standardError)
+        #expect(logFile(try load("\nlog_file \"~/.mpd/log\"").0) == "/home/u/.mpd/log t.conf:2")
+        #expect(try load("log_file \"syslog\"").0.logDestination == .syslog)
+        #expect(error("log_file \"\"") == "t.conf:1: log_file: empty path")
+        let names = ["error", "warning", "notice", "default", "info", "secure", "verbose"]
+        let levels = try names.map { try load("log_level \"\($0)\"").0.logLevel }
+        #expect(levels == [.error, .warning, .notice, .notice, .info, .info, .verbose])
+    }
+
+    /// The log file's path and the line that named it, or nil when the log goes elsewhere.
+    private func logFile(_ c: TonearmConfiguration) -> String? {
+        guard case .file(let path, let origin) = c.logDestination else { return nil }
+        return "\(path) \(origin)"
+    }
+
     @Test("sizes are KiB, as in MPD")
     func sizes() throws {
         let (c, _) = try load("max_command_list_size \"16\"\nmax_output_buffer_size \"1M\"\naudio_buffer_size \"4096\"")
@@ -215,7 +232,7 @@ struct ConfigurationLoaderTests {
                 == "t.conf:5: audio_output: there is already an output named \"a\"")
     }
 
-    @Test("a typical Debian mpd.conf loads, with one warning per option Tonearm does not use")
+    @Test("a typical Debian mpd.conf (log_file uncommented) loads, with one warning per option Tonearm does not use")
     func debianStyleFile() throws {
         let (c, warnings) = try load(
             """
@@ -245,11 +262,8 @@ struct ConfigurationLoaderTests {
         #expect(c.musicDirectory == "/var/lib/mpd/music")
         #expect(c.bindAddresses == [.host("localhost", port: nil)])
         #expect(c.audioOutputs.map(\.type) == ["alsa"])
-        #expect(warnings.count == 7)
-        #expect(
-            warnings.contains(
-                "t.conf:4: \"log_file\" has no effect in Tonearm: logs go to standard error (the journal under systemd)"
-            ))
+        #expect(logFile(c) == "/var/log/mpd/mpd.log t.conf:4")
+        #expect(warnings.count == 6)
         #expect(warnings.contains("t.conf:10: \"input\" block has no effect in Tonearm: only local files are played"))
         #expect(warnings.last == "t.conf:22: unknown option \"some_future_option\" (ignored)")
     }

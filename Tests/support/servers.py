@@ -54,17 +54,27 @@ class _Server:
             + self.output
         )
 
-    def _launch(self, command: list[str]):
+    def _launch(self, command: list[str], env: dict[str, str] | None = None, journal: bool = False):
+        """Starts `command` with its standard error collected. With `journal`, `JOURNAL_STREAM`
+        names that stream, as systemd sets it when standard error is the journal."""
         with self._lock:
             self._lines = []
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, cwd=self.workdir)
-        threading.Thread(target=self._collect, daemon=True).start()
+        reader, writer = os.pipe()
+        if journal:
+            status = os.fstat(writer)
+            env = {**(env or os.environ), "JOURNAL_STREAM": f"{status.st_dev}:{status.st_ino}"}
+        try:
+            self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                            stderr=writer, cwd=self.workdir, env=env)
+        finally:
+            os.close(writer)
+        threading.Thread(target=self._collect, args=(os.fdopen(reader, "rb"),), daemon=True).start()
 
-    def _collect(self):
-        for raw in self.process.stderr:
-            with self._lock:
-                self._lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
+    def _collect(self, stream):
+        with stream:
+            for raw in stream:
+                with self._lock:
+                    self._lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
 
     def log_text(self) -> str:
         with self._lock:
@@ -101,12 +111,18 @@ class TonearmServer(_Server):
 
     def __init__(self, workdir: Path, binary: str | None = None, extra_config: str = "",
                  args=(), music_dir: Path | None = None, bind: str = 'bind_to_address "127.0.0.1"\n',
-                 output: str | None = None, wrapper=()):
+                 output: str | None = None, wrapper=(), env: dict[str, str] | None = None, journal: bool = False,
+                 log_file: Path | None = None):
         super().__init__(workdir, extra_config, music_dir, output)
         self.binary = str(Path(binary or os.environ.get("TONEARM_BIN") or REPO / ".build/debug/tonearm").resolve())
         self.args = list(args)
         # A command the binary runs under, such as `setpriv` to drop capabilities.
         self.wrapper = list(wrapper)
+        # The environment (None: this one's), and whether standard error poses as the journal.
+        self.env = env
+        self.journal = journal
+        # Where the configuration's `log_file` sends the log, read for the port instead of stderr.
+        self.log_file = log_file
         self.bind = bind
         self.unix_socket = None
 
@@ -120,11 +136,16 @@ class TonearmServer(_Server):
 
     def start(self, timeout: float = 30):
         self.write_config()
-        self._launch([*self.wrapper, self.binary, "--config", str(self.config_path), "--port", "0", *self.args])
+        self._launch([*self.wrapper, self.binary, "--config", str(self.config_path), "--port", "0", *self.args],
+                     env=self.env, journal=self.journal)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            with self._lock:
-                ports = [int(m.group(1)) for m in map(LISTENING.search, self._lines) if m]
+            if self.log_file is not None:
+                lines = self.log_file.read_text().splitlines() if self.log_file.exists() else []
+            else:
+                with self._lock:
+                    lines = list(self._lines)
+            ports = [int(m.group(1)) for m in map(LISTENING.search, lines) if m]
             if ports:
                 self.port = ports[0]
                 return self

@@ -245,8 +245,8 @@ class NamespacedTonearm(TonearmServer):
     def common_config(self) -> str:
         return super().common_config().replace('zeroconf_enabled "no"\n', "")
 
-    def _launch(self, command):
-        super()._launch(self.namespace.command(*command))
+    def _launch(self, command, **options):
+        super()._launch(self.namespace.command(*command), **options)
 
     def connect(self) -> Connection:
         """A TCP connection to the server's loopback port inside the namespace."""

@@ -9,29 +9,21 @@ extension DecodingPipeline: OutputPipeline {
     /// a chunk plays in a fraction of this, so only a device that hangs runs into it.
     static let detachTimeout: TimeInterval = 5
 
-    /// Builds the pipeline for the configured `audio_output` blocks, with the FFmpeg decoder.
-    /// With no block at all, MPD's choice: ALSA's `default` device.
-    /// - Parameter report: receives one line per output that cannot be set up (it is left out)
-    ///   and, later, every playback failure with its full reason: the server's log.
-    package static func make(configuration: TonearmConfiguration, report: @escaping @Sendable (String) -> Void)
-        -> DecodingPipeline
-    {
-        make(
-            devices: OutputDevices(configuration: configuration, report: report), attached: true,
-            configuration: configuration, report: report)
-    }
-
-    /// Builds a pipeline over devices shared with other partitions' pipelines.
-    /// - Parameter attached: whether it holds the devices at start (the default partition)
-    ///   or none of them (a new partition: `moveoutput` brings them).
+    /// Builds a pipeline, with the FFmpeg decoder, over devices shared with other partitions'
+    /// pipelines.
+    /// - Parameters:
+    ///   - attached: whether it holds the devices at start (the default partition) or none of
+    ///     them (a new partition: `moveoutput` brings them).
+    ///   - log: receives every playback failure with its full reason, and each output's
+    ///     opening: the server's log.
     package static func make(
         devices: OutputDevices, attached: Bool, configuration: TonearmConfiguration,
-        report: @escaping @Sendable (String) -> Void
+        log: @escaping @Sendable (PipelineLogEntry) -> Void
     ) -> DecodingPipeline {
         DecodingPipeline(
             outputs: devices.outputs, attached: attached, bufferBytes: configuration.audioBufferSize,
             replayGain: ReplayGainSettings(configuration: configuration),
-            configuredFormat: configuration.audioOutputFormat, log: report
+            configuredFormat: configuration.audioOutputFormat, log: log
         ) { track in
             try AudioDecoder(path: track.path)
         }

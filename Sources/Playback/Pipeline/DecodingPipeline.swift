@@ -40,7 +40,7 @@ package final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         bufferBytes: Int,
         replayGain: ReplayGainSettings = ReplayGainSettings(),
         configuredFormat: String? = nil,
-        log: (@Sendable (String) -> Void)? = nil,
+        log: (@Sendable (PipelineLogEntry) -> Void)? = nil,
         openSource: @escaping DecoderThread.SourceOpener
     ) {
         self.outputs = outputs

@@ -264,7 +264,7 @@ extension DecoderThread {
                 factor: factor, to: UnsafeMutableRawBufferPointer(rebasing: space[0..<length]), sample: format.sample)
             return length
         } catch {
-            events.post(.log("\(error)"), generation: generation)
+            events.post(.log(.error("\(error)")), generation: generation)
             return 0
         }
     }

@@ -122,7 +122,7 @@ final class DecoderThread: @unchecked Sendable {
             track = wanted
             sessionFormat = nil
         } catch {
-            events.post(.log("\(error)"), generation: generation)
+            events.post(.log(.error("\(error)")), generation: generation)
             events.post(.failed(Self.message(error, track: wanted)), generation: generation)
         }
     }
@@ -136,7 +136,7 @@ final class DecoderThread: @unchecked Sendable {
             track = wanted
         } catch {
             // The outgoing song cannot be taken up again: go on as at its end.
-            events.post(.log("\(error)"), generation: generation)
+            events.post(.log(.error("\(error)")), generation: generation)
             source = nil
             transport.withLock { if generation == transport.generation { transport.decoder.outgoingLost() } }
         }
@@ -154,7 +154,7 @@ final class DecoderThread: @unchecked Sendable {
             source = opened
             track = wanted
         } catch {
-            events.post(.log("\(error)"), generation: generation)
+            events.post(.log(.error("\(error)")), generation: generation)
             // The song after this one cannot play: end the stream here; the player then tries
             // it, sees the error and goes on.
             transport.withLock { if generation == transport.generation { transport.decoder.nextFailed() } }
@@ -208,7 +208,7 @@ final class DecoderThread: @unchecked Sendable {
                     to: UnsafeMutableRawBufferPointer(rebasing: space[0..<length]), sample: format.sample)
             } catch {
                 failed = Self.message(error, track: playing)
-                events.post(.log("\(error)"), generation: generation)
+                events.post(.log(.error("\(error)")), generation: generation)
             }
         }
         transport.withLock {

@@ -9,11 +9,11 @@ final class PipelineEventDispatcher: Sendable {
     let mailbox = PipelineMailbox()
     private let handler = Locked<(@Sendable (UInt64, PipelineEvent) -> Void)?>(nil)
     private let nowPlaying: Locked<NowPlaying>
-    private let log: (@Sendable (String) -> Void)?
+    private let log: (@Sendable (PipelineLogEntry) -> Void)?
 
     /// Creates the dispatcher; `nowPlaying` turns track tokens into tracks, `log` receives
-    /// the failures' full reasons (the server's log).
-    init(nowPlaying: Locked<NowPlaying>, log: (@Sendable (String) -> Void)?) {
+    /// the failures' full reasons and the outputs' opening (the server's log).
+    init(nowPlaying: Locked<NowPlaying>, log: (@Sendable (PipelineLogEntry) -> Void)?) {
         self.nowPlaying = nowPlaying
         self.log = log
     }
@@ -43,8 +43,8 @@ final class PipelineEventDispatcher: Sendable {
             switch kind {
             case .shutdown:
                 return
-            case .log(let line):
-                log?(line)
+            case .log(let entry):
+                log?(entry)
                 continue
             case .started(let token):
                 event = nowPlaying.withLock { nowPlaying in

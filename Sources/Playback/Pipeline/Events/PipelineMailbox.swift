@@ -11,8 +11,9 @@ final class PipelineMailbox: @unchecked Sendable {
         case finished
         case failed(String)
         case outputsFailed(String)
-        /// A line for the server's log (a failure's full reason), not an event for the player.
-        case log(String)
+        /// A line for the server's log (a failure's full reason, an output that opened), not an
+        /// event for the player.
+        case log(PipelineLogEntry)
         /// The pipeline shuts down: the dispatcher thread ends.
         case shutdown
     }

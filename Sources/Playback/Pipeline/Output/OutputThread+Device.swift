@@ -29,7 +29,9 @@ extension OutputThread {
         if case .open(let format, let reopen) = device.play(info.format) {
             if reopen { output.device.close() }
             do {
-                device.opened(format, actual: try output.device.open(format: format))
+                let actual = try output.device.open(format: format)
+                device.opened(format, actual: actual)
+                logOpened(actual)
                 // MPD builds an output's filters afresh on every open, so the volume's dither
                 // starts over: the same song played again gives the same bytes.
                 volume.reset()

@@ -43,6 +43,9 @@ final class OutputThread: @unchecked Sendable {
     var device = DeviceLifecycle()
     /// The software volume stage, whose dither runs on from chunk to chunk.
     var volume = SoftwareVolume()
+    /// Whether the device opened before: the first opening is logged at the default level,
+    /// so an operator sees that the output works, the later ones as detail.
+    private var openedBefore = false
 
     /// Creates the thread's state for output `index`.
     init(
@@ -217,13 +220,21 @@ final class OutputThread: @unchecked Sendable {
         transport.wakeDecoderIfRoom()
     }
 
+    /// Logs the device's opening in the format it took, as MPD logs it (at `verbose` there).
+    func logOpened(_ format: PCMFormat) {
+        let line = "audio output \"\(output.name)\" (\(output.plugin)) opened: \(format)"
+        events.post(
+            .log(PipelineLogEntry(severity: openedBefore ? .info : .notice, text: line)), generation: seenGeneration)
+        openedBefore = true
+    }
+
     /// An output that cannot play leaves the pipeline until the next `play`; the next working
     /// one becomes the reference. Every failure is logged (MPD logs it too). With none left, the
     /// pipeline pauses on the song and the player hears why, as MPD's player pauses with the
     /// output's error rather than skipping songs that are not at fault. Called with the lock held.
     private func outputFailed(_ message: String, generation: UInt64) {
         transport.outputs.failed(index, message: message, generation: generation)
-        events.post(.log(message), generation: generation)
+        events.post(.log(.error(message)), generation: generation)
         if transport.outputs.reference == nil && generation == transport.generation {
             transport.pauseForOutputs(message, generation: generation, nowPlaying: nowPlaying, events: events)
         }
