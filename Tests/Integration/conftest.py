@@ -13,8 +13,9 @@ def make_tonearm(tmp_path):
     """Starts Tonearm servers with extra configuration; stops them after the test."""
     started = []
 
-    def make(extra_config="", **options):
-        server = TonearmServer(tmp_path / f"tonearm{len(started)}", extra_config=extra_config, **options)
+    def make(extra_config="", server_class=TonearmServer, **options):
+        """`server_class` is TonearmServer or a subclass that starts differently."""
+        server = server_class(tmp_path / f"tonearm{len(started)}", extra_config=extra_config, **options)
         started.append(server)
         return server.start()
 

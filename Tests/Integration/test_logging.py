@@ -32,6 +32,8 @@ class QuietServer(TonearmServer):
 
     def start(self, timeout: float = 30):
         self.write_config()
+        if self.music_dir.exists():
+            self.music_dir.rmdir()  # a missing music folder: a warning at start
         self.port = free_port()
         self._launch([*self.wrapper, self.binary, "--config", str(self.config_path), "--port", str(self.port),
                       *self.args], env=self.env, journal=self.journal)
@@ -50,23 +52,11 @@ class QuietServer(TonearmServer):
 
 
 @pytest.fixture
-def quiet(tmp_path):
+def quiet(make_tonearm):
     """Starts `QuietServer`s on a missing music folder (a warning) with one output that cannot be
     set up (an error); stops them after the test."""
-    started = []
-
-    def start(extra_config="", **options):
-        workdir = tmp_path / f"tonearm{len(started)}"
-        server = QuietServer(workdir, extra_config=extra_config, music_dir=workdir / "missing", output=OUTPUTS,
-                             **options)
-        server.music_dir.rmdir()
-        started.append(server)
-        return server.start()
-
-    yield start
-    for server in started:
-        if server.process.poll() is None:
-            server.stop()
+    return lambda extra_config="", **options: make_tonearm(extra_config, server_class=QuietServer, output=OUTPUTS,
+                                                             **options)
 
 
 def levels_logged(text: str) -> set[str]:
