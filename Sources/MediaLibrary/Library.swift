@@ -26,6 +26,9 @@ package final class Library: Sendable {
         /// The least time between two progress lines of a long update job; tests shorten it
         /// (`TONEARM_SCAN_PROGRESS_INTERVAL`, read in Sources/tonearm/ServerAssembly.swift).
         package var scanProgressInterval: Duration = .seconds(5)
+        /// `update_guard`: refuse updates that would empty the library, or most of it, while
+        /// the music is away (``UpdateGuard``).
+        package var updateGuard = true
 
         /// Creates settings.
         package init(musicDirectory: String, databasePath: String, songSuffixes: Set<String>, tagMask: TagMask) {
@@ -87,7 +90,8 @@ package final class Library: Sendable {
             followInsideSymlinks: settings.followInsideSymlinks,
             followOutsideSymlinks: settings.followOutsideSymlinks
         )
-        let scanner = MusicFolderScanner(store: store, walker: walker, tagMask: settings.tagMask, logger: logger)
+        var scanner = MusicFolderScanner(store: store, walker: walker, tagMask: settings.tagMask, logger: logger)
+        scanner.updateGuard = UpdateGuard(enabled: settings.updateGuard)
         updates = UpdateService(
             scanner: scanner, stickers: stickers, parseFilterSticker: parseFilterSticker,
             logger: logger, progressInterval: settings.scanProgressInterval, onEvent: onEvent)

@@ -44,6 +44,9 @@ package enum LibraryError: Error, Sendable, Equatable {
 
     /// As many update jobs wait already as the queue holds.
     case updateQueueFull
+    /// The update would have emptied the library, or most of it, because the music looks away
+    /// rather than gone (``UpdateGuard``): it changed nothing. The text says why.
+    case updateRefused(String)
 }
 
 /// A file operation of the library, as a failure names it.

@@ -101,6 +101,7 @@ struct OptionReader {
         case "auto_update": configuration.autoUpdate = try p.boolean()
         case "auto_update_depth": configuration.autoUpdateDepth = try p.integer(in: 0...Int.max)
         case "follow_outside_symlinks": configuration.followOutsideSymlinks = try p.boolean()
+        case "update_guard": configuration.updateGuard = try p.boolean()
         case "follow_inside_symlinks": configuration.followInsideSymlinks = try p.boolean()
         case "metadata_to_use": configuration.metadataToUse = p.list()
         case "album_art_names": configuration.albumArtNames = p.list()

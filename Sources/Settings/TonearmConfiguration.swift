@@ -91,6 +91,9 @@ package struct TonearmConfiguration: Sendable, Equatable {
     package var autoUpdateDepth: Int?
     /// `follow_outside_symlinks`.
     package var followOutsideSymlinks = true
+    /// `update_guard` (a Tonearm option, default yes): an update refuses to empty the library,
+    /// or to remove most of it, while the music folder is away; `rescan` forces it.
+    package var updateGuard = true
     /// `follow_inside_symlinks`.
     package var followInsideSymlinks = true
     /// `metadata_to_use`: the tag names to read, or nil for every tag but `comment` (MPD's default).

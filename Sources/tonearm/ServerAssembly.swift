@@ -34,7 +34,9 @@ struct ServerAssembly {
         let idleBus = IdleBus()
         let metadataTags = TagMask(metadataToUse: settings.metadataToUse)
         let stickers = openStickers()
-        let library = openLibrary(decoders: decoders, metadataTags: metadataTags, stickers: stickers, idleBus: idleBus)
+        let libraryEvents = LibraryEventRouter(idleBus: idleBus)
+        let library = openLibrary(
+            decoders: decoders, metadataTags: metadataTags, stickers: stickers, events: libraryEvents)
         let playStatistics =
             settings.stickerPlayStats
             ? stickers.map { PlayStatistics(stickers: $0, idleBus: idleBus, logger: logger) } : nil
@@ -50,6 +52,7 @@ struct ServerAssembly {
         let context = ServerContext(
             configuration: settings, idleBus: idleBus, metadataTags: metadataTags, decoders: decoders,
             library: library, stickers: stickers, playStatistics: playStatistics, pipelines: pipelines, logger: logger)
+        libraryEvents.connect(context.partitions)
         let (listening, announce) = ZeroconfService.listeningStream()
         // The state file is restored before the group (and so the server) starts.
         let server = TonearmServer(context: context, logger: logger) { [notifier] ports in
@@ -150,7 +153,7 @@ struct ServerAssembly {
     /// Opens the music database, or logs why not and runs without one (commands then answer
     /// `No database`, as MPD does).
     private func openLibrary(
-        decoders: DecoderCatalog, metadataTags: TagMask, stickers: StickerStore?, idleBus: IdleBus
+        decoders: DecoderCatalog, metadataTags: TagMask, stickers: StickerStore?, events: LibraryEventRouter
     ) -> Library? {
         var librarySettings = Library.Settings(
             musicDirectory: settings.musicDirectory,
@@ -161,6 +164,7 @@ struct ServerAssembly {
         librarySettings.followInsideSymlinks = settings.followInsideSymlinks
         librarySettings.followOutsideSymlinks = settings.followOutsideSymlinks
         librarySettings.albumArtNames = settings.albumArtNames
+        librarySettings.updateGuard = settings.updateGuard
         // For the tests only (docs/configuration.md, "Update progress"): progress lines without
         // a library big enough to take five seconds.
         if let value = ProcessInfo.processInfo.environment["TONEARM_SCAN_PROGRESS_INTERVAL"],
@@ -178,7 +182,7 @@ struct ServerAssembly {
                 settings: librarySettings, stickers: stickers, parseFilterSticker: parseFilterSticker,
                 logger: logger
             ) { event in
-                idleBus.emit(libraryEvent: event)
+                events.handle(event)
             }
         } catch {
             logger.error("cannot open the database \(settings.dbFile): \(error)")

@@ -144,3 +144,24 @@ def test_list_and_count_group_follow_updates(private_db_server):
         added.unlink()
         update(c)
         assert answers(c) == before
+
+
+def test_an_update_drops_removed_songs_from_the_queue_but_not_the_one_playing(private_db_server):
+    """MPD's `StaleSong`: every queued entry of a removed song goes, except the song playing, whose
+    file is still open; the queue's version moves and idle `playlist` is raised."""
+    music = private_db_server.library.root
+    with private_db_server.connect() as watcher, private_db_server.connect() as c:
+        for uri in ("intro.flac", "untagged.wav", "intro.flac", "Various/Duets/01 Duet.flac", "untagged.wav"):
+            assert c.command(f'add "{uri}"')[-1] == "OK"
+        assert c.command("play 1")[-1] == "OK"  # the first untagged.wav plays
+        version = dict(line.split(": ", 1) for line in c.command("status")[:-1])["playlist"]
+        watcher.send("idle playlist\n")
+        time.sleep(0.2)
+        (music / "intro.flac").unlink()
+        (music / "untagged.wav").unlink()
+        assert JOB.match(c.command("update")[0])
+        assert watcher.read_response(timeout=10) == ["changed: playlist", "OK"]
+        wait_for_scan(c)
+        assert c.command("playlist") == ["0:file: untagged.wav", "1:file: Various/Duets/01 Duet.flac", "OK"]
+        status = dict(line.split(": ", 1) for line in c.command("status")[:-1])
+        assert status["song"] == "0" and int(status["playlist"]) > int(version)

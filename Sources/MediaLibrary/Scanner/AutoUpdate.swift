@@ -9,14 +9,20 @@ import Synchronization
 package final class AutoUpdate: Sendable {
     private let watcher: DirectoryWatcher
     private let changes: ChangeQueue
+    private let lostRoot: RootLoss
 
-    init(watcher: DirectoryWatcher, changes: ChangeQueue) {
+    init(watcher: DirectoryWatcher, changes: ChangeQueue, lostRoot: RootLoss) {
         self.watcher = watcher
         self.changes = changes
+        self.lostRoot = lostRoot
     }
 
     /// The URIs of the watched directories, sorted.
     package var watchedDirectories: [String] { watcher.watchedDirectories }
+
+    /// Whether the music directory went away (removed, moved, unmounted): this watcher sees
+    /// nothing any more, and a new one is needed once the directory is back.
+    package var hasLostRoot: Bool { lostRoot.flag.load(ordering: .relaxed) }
 
     /// Stops watching and drops changes not yet handed to the update queue; an update job
     /// already queued or running finishes (or dies with the process: its transaction leaves the
@@ -36,16 +42,31 @@ extension Library {
     package func startAutoUpdate(maxDepth: Int?, delay: Duration = .seconds(1)) throws -> AutoUpdate {
         let changes = ChangeQueue(updates: updates, delay: delay, logger: logger)
         let database = settings.databasePath
+        let lostRoot = RootLoss()
         let watcher = try DirectoryWatcher(
             walker: walker,
             maxDepth: maxDepth,
             ignoredPaths: [database, database + "-wal", database + "-shm", database + "-journal"],
             logger: logger
         ) { event in
-            if case .changed(let uri) = event { changes.add(uri) }
+            switch event {
+            case .changed(let uri):
+                changes.add(uri)
+            case .rootLost:
+                lostRoot.flag.store(true, ordering: .relaxed)
+            case .watching:
+                break
+            }
         }
-        return AutoUpdate(watcher: watcher, changes: changes)
+        return AutoUpdate(watcher: watcher, changes: changes, lostRoot: lostRoot)
     }
+}
+
+/// Set on the watcher's thread when the music directory goes away, read by whoever keeps the
+/// watcher running.
+final class RootLoss: Sendable {
+    /// Whether the music directory went away.
+    let flag = Atomic<Bool>(false)
 }
 
 /// MPD's `InotifyQueue`: collects the URIs the watcher reports and, once no change came for

@@ -25,6 +25,9 @@ package final class DirectoryWatcher: Sendable {
         /// Something in the directory `uri` (`""` is the music directory) changed on disk:
         /// updating that URI brings the database in line.
         case changed(String)
+        /// The music directory itself went away (removed, moved, or its file system unmounted):
+        /// nothing is watched any more, and a new watcher is needed once it is back.
+        case rootLost
     }
 
     /// Why the watcher could not start.
@@ -267,14 +270,20 @@ package final class DirectoryWatcher: Sendable {
                     continue
                 }
                 guard let watch = state.watches[event.descriptor] else { continue }
+                // The root's watch ends with its removal or move, or, when its file system is
+                // unmounted, with IN_IGNORED alone; whichever comes first reports it once (the
+                // watch is gone from the table after it).
+                if mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 && event.descriptor == rootWatch {
+                    logger.warning("auto_update: the music directory was removed, moved or unmounted")
+                    unwatch(event.descriptor, removing: mask & UInt32(IN_IGNORED) == 0, &state)
+                    reports.append(.rootLost)
+                    continue
+                }
                 if mask & UInt32(IN_IGNORED) != 0 {
                     unwatch(event.descriptor, removing: false, &state)
                     continue
                 }
                 if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
-                    if event.descriptor == rootWatch {
-                        logger.warning("auto_update: the music directory was removed or moved; no longer watching it")
-                    }
                     unwatch(event.descriptor, removing: true, &state)
                     continue
                 }

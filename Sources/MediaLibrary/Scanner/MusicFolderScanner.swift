@@ -16,6 +16,8 @@ struct MusicFolderScanner: Sendable {
     /// The tags to keep (`metadata_to_use`).
     let tagMask: TagMask
     let logger: Logger
+    /// What keeps an update from emptying the library while the music is away.
+    var updateGuard = UpdateGuard(enabled: true)
     /// How many files are read before their rows are written.
     var batchSize = 512
 
@@ -24,9 +26,16 @@ struct MusicFolderScanner: Sendable {
     ///   - rescan: read files again even when their size and time are unchanged.
     ///   - progress: counts what the job does, and logs a progress line whenever its interval
     ///     has passed; the caller logs its summary.
-    /// - Returns: whether the database changed.
-    func update(_ uri: String, rescan: Bool, now: Int64, progress: inout ScanProgress) throws -> Bool {
-        try store.pool.write { db in
+    /// - Returns: whether the database changed, and the URIs of the songs it removed.
+    /// - Throws: ``LibraryError/updateRefused(_:)`` when the music folder is away or the update
+    ///   would remove most of the library (``UpdateGuard``); nothing changed then.
+    func update(
+        _ uri: String, rescan: Bool, now: Int64, progress: inout ScanProgress
+    ) throws -> (changed: Bool, removedSongs: [String]) {
+        let folder = updateGuard.enabled ? MusicDirectoryCheck(path: walker.root) : .usable
+        return try store.pool.write { db in
+            let songsBefore = updateGuard.enabled ? try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM song") ?? 0 : 0
+            try updateGuard.check(folder, path: walker.root, songs: songsBefore, rescan: rescan)
             // A scan inserts into four indexes and the trigram index at scattered places: with
             // SQLite's default 2 MiB of cache it kept evicting and rereading their pages (100,000
             // songs: 25 s, 21 s with 64 MiB). The cache shrinks back when the job ends, and the
@@ -63,11 +72,13 @@ struct MusicFolderScanner: Sendable {
                 }
                 progress.walked = true
                 try ensureDirectories(for: uri, db, &changes)
-                try syncDirectories(under: uri, disk: tree.directories, db, &changes)
+                try syncDirectories(under: uri, disk: tree.directories, db, &changes, &progress)
                 try syncSongs(under: uri, disk: tree.songs, rescan: rescan, now: now, db, &changes, &progress)
                 try syncPlaylists(under: uri, disk: tree.playlists, db, &changes)
                 progress.checked += tree.playlists.count
             }
+            // Thrown inside the transaction: the removals, and all else, roll back.
+            try updateGuard.check(removing: progress.removed, of: songsBefore, rescan: rescan)
             try pruneEmptyDirectories(db, &changes)
             if changes.count > 0 {
                 try WalkOrder.recompute(db)
@@ -77,12 +88,14 @@ struct MusicFolderScanner: Sendable {
             }
             // Any row written, even one the change count leaves out (a song's new mtime).
             if db.totalChangesCount != writtenBefore { try LibraryStore.raiseGeneration(db) }
-            return changes.count > 0
+            return (changes.count > 0, changes.removedSongs)
         }
     }
 
+    /// What an update changed: rows written, and the songs removed, which the queues drop.
     struct ChangeCounter {
         var count = 0
+        var removedSongs: [String] = []
     }
 
     /// Logs a progress line when one is due: a clock read, called per folder and per batch.
@@ -102,10 +115,12 @@ struct MusicFolderScanner: Sendable {
         _ uri: String, _ db: Database, _ changes: inout ChangeCounter, _ progress: inout ScanProgress
     ) throws {
         let condition = subtree("uri", uri)
-        try db.execute(
-            sql: "DELETE FROM song WHERE \(condition.sql)", arguments: StatementArguments(condition.arguments))
-        changes.count += db.changesCount
-        progress.removed += db.changesCount
+        let removed = try String.fetchAll(
+            db, sql: "DELETE FROM song WHERE \(condition.sql) RETURNING uri",
+            arguments: StatementArguments(condition.arguments))
+        changes.count += removed.count
+        changes.removedSongs += removed
+        progress.removed += removed.count
         try db.execute(
             sql: "DELETE FROM playlistFile WHERE \(condition.sql)", arguments: StatementArguments(condition.arguments))
         changes.count += db.changesCount
@@ -143,7 +158,8 @@ struct MusicFolderScanner: Sendable {
     }
 
     private func syncDirectories(
-        under uri: String, disk: [String: Int64], _ db: Database, _ changes: inout ChangeCounter
+        under uri: String, disk: [String: Int64], _ db: Database, _ changes: inout ChangeCounter,
+        _ progress: inout ScanProgress
     ) throws {
         let condition = subtree("path", uri)
         var known: [String: (id: Int64, mtime: Int64)] = [:]
@@ -151,8 +167,18 @@ struct MusicFolderScanner: Sendable {
             db, sql: "SELECT id, path, mtime FROM directory WHERE \(condition.sql)",
             arguments: StatementArguments(condition.arguments))
         while let row = try rows.next() { known[row[1]] = (row[0], row[2]) }
-        for (path, entry) in known where disk[path] == nil && !path.isEmpty {
-            try db.execute(sql: "DELETE FROM directory WHERE id = ?", arguments: [entry.id])
+        let vanished = known.filter { disk[$0.key] == nil && !$0.key.isEmpty }.map(\.value.id)
+        // Their songs first and by name: deleting a directory row would take them along
+        // (ON DELETE CASCADE) unseen by the counts, the update guard and the queues.
+        for id in vanished {
+            let removed = try String.fetchAll(
+                db, sql: "DELETE FROM song WHERE directory = ? RETURNING uri", arguments: [id])
+            changes.count += removed.count
+            changes.removedSongs += removed
+            progress.removed += removed.count
+        }
+        for id in vanished {
+            try db.execute(sql: "DELETE FROM directory WHERE id = ?", arguments: [id])
             changes.count += 1
         }
         // Parents first, so each child finds its parent's id.
@@ -236,6 +262,7 @@ struct MusicFolderScanner: Sendable {
             try db.execute(sql: "DELETE FROM song WHERE id = ?", arguments: [known[uri]!.id])
             changes.count += 1
         }
+        changes.removedSongs += stale
         progress.removed += stale.count
     }
 

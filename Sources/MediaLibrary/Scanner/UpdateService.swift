@@ -13,6 +13,8 @@ package enum LibraryEvent: Sendable, Equatable {
     /// Stickers of songs, tag values or filters that left the database were removed (idle
     /// `sticker`).
     case sticker
+    /// An update removed these songs from the database: the queues drop them, as MPD's do.
+    case songsRemoved(Set<String>)
 }
 
 /// Runs `update` and `rescan` jobs one at a time on a background queue, as MPD's
@@ -33,6 +35,8 @@ package final class UpdateService: Sendable {
         var pending: [Job] = []
         var running: Job?
         var lastID = 0
+        /// Why the last update was refused, until one succeeds or `clearerror`.
+        var refusal: String?
     }
 
     private let state = Mutex(State())
@@ -65,6 +69,13 @@ package final class UpdateService: Sendable {
 
     /// The id of the job running now, for `status`'s `updating_db`.
     package var runningJobID: Int? { state.withLock { $0.running?.id } }
+
+    /// Why the last update was refused (``UpdateGuard``), which `status` shows as its `error`
+    /// while the music is away; nil once an update succeeds, or after ``clearError()``.
+    package var error: String? { state.withLock { $0.refusal } }
+
+    /// Forgets the refusal (`clearerror`); the next refused update reports it again.
+    package func clearError() { state.withLock { $0.refusal = nil } }
 
     /// Drops the jobs that wait behind the running one, as MPD cancels its update queue at
     /// shutdown; the running job finishes, or dies with the process, its transaction leaving
@@ -126,11 +137,17 @@ package final class UpdateService: Sendable {
             var progress = ScanProgress(job: current.id, uri: current.uri, interval: progressInterval)
             do {
                 let now = Int64(Date().timeIntervalSince1970)
-                if try scanner.update(current.uri, rescan: current.rescan, now: now, progress: &progress) {
+                let outcome = try scanner.update(current.uri, rescan: current.rescan, now: now, progress: &progress)
+                if outcome.changed {
+                    if !outcome.removedSongs.isEmpty { onEvent(.songsRemoved(Set(outcome.removedSongs))) }
                     onEvent(.database)
                     removeOrphanedStickers()
                 }
+                state.withLock { $0.refusal = nil }
                 logger.notice("\(progress.summary(elapsed: .now - progress.started))")
+            } catch LibraryError.updateRefused(let reason) {
+                state.withLock { $0.refusal = "update refused: \(reason)" }
+                logger.error("update job \(current.id) refused: \(reason)")
             } catch {
                 logger.error("update of \"\(current.uri)\" failed: \(error)")
             }

@@ -258,6 +258,8 @@ package final class PlayerController: Sendable {
     package func delete(range: RangeArgument) throws(QueueError) {
         try change { core throws(QueueError) in try core.delete(range: range) }
     }
+    /// Removes the queued songs an update removed from the library (not the one playing).
+    package func removeStale(_ uris: Set<String>) { update { $0.removeStale(uris) } }
     /// `deleteid ID`.
     package func delete(id: Int) throws(QueueError) {
         try change { core throws(QueueError) in try core.delete(id: id) }

@@ -109,6 +109,23 @@ extension PlayerCore {
         modified()
     }
 
+    /// Removes the entries of songs the library no longer has, as MPD's `StaleSong` does after
+    /// an update, except the song playing: its file may still be open and play to its end.
+    mutating func removeStale(_ uris: Set<String>) {
+        let playingPosition = playing ? current.map { queue.position(atOrder: $0) } : nil
+        var previous = queuedSongID
+        var removed = false
+        // From the end, so that the positions still to visit do not shift.
+        for position in queue.entries.indices.reversed()
+        where position != playingPosition && uris.contains(queue.entries[position].song.uri) {
+            deleteInternal(position, previous: &previous)
+            removed = true
+        }
+        guard removed else { return }
+        updateQueuedSong(previous: previous)
+        modified()
+    }
+
     /// `deleteid ID`.
     mutating func delete(id: Int) throws(QueueError) {
         guard let position = queue.position(ofID: id) else { throw .noSuchSong }

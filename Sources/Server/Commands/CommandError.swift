@@ -100,6 +100,8 @@ enum CommandError {
             return MPDError(.system, "Failed to \(operation.rawValue) \(path): \(reason)")
         case .updateQueueFull:
             return MPDError(.updateAlready, "Update queue is full")
+        case .updateRefused(let reason):
+            return MPDError(.system, reason)
         }
     }
 }

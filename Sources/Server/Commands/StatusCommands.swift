@@ -9,6 +9,7 @@ enum StatusCommands {
     static let definitions: [CommandDefinition] = [
         CommandDefinition("clearerror", permission: .player, arguments: .exactly(0)) { invocation in
             invocation.player.clearError()
+            invocation.server.library?.updates.clearError()
             return .ok
         },
         CommandDefinition("currentsong", permission: .read, arguments: .exactly(0), handler: currentSong),
@@ -51,7 +52,9 @@ enum StatusCommands {
         if let job = invocation.server.library?.updates.runningJobID {
             response.append("updating_db", job)
         }
-        if let error = status.error { response.append("error", error) }
+        // The player's error first; else why the last update was refused (the music folder is
+        // away), so that every client shows it.
+        if let error = status.error ?? invocation.server.library?.updates.error { response.append("error", error) }
         if let next = status.next {
             response.append("nextsong", next.position)
             response.append("nextsongid", next.id)

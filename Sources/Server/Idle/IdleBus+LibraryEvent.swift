@@ -9,6 +9,8 @@ extension IdleBus {
         case .update: emit(.update)
         case .database: emit(.database)
         case .sticker: emit(.sticker)
+        // The queues that drop the songs raise `playlist` themselves.
+        case .songsRemoved: break
         }
     }
 }
