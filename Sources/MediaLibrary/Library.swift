@@ -76,7 +76,15 @@ package final class Library: Sendable {
         }
         self.settings = settings
         self.logger = logger
-        store = try LibraryStore(path: settings.databasePath)
+        do {
+            store = try LibraryStore(path: settings.databasePath)
+        } catch  where LibraryStore.isDamage(error) {
+            let aside = try LibraryStore.moveAside(settings.databasePath)
+            logger.error(
+                "the database \(settings.databasePath) is damaged (\(error)); moved it to \(aside) and scanning the music folder again"
+            )
+            store = try LibraryStore(path: settings.databasePath)
+        }
         let realRoot = settings.musicDirectory.withCString { path -> String in
             guard let resolved = realpath(path, nil) else { return settings.musicDirectory }
             defer { free(resolved) }
@@ -110,6 +118,13 @@ package final class Library: Sendable {
         let updated = try store.pool.read { db in try LibraryStore.meta(db, "db_update") }
         guard updated == nil else { return false }
         return (try? updates.enqueue("", rescan: false)) != nil
+    }
+
+    /// Checks every page of the database in the background, on the update queue (a quarter of
+    /// a second at 100,000 songs, so not before serving): a database damaged where opening it
+    /// did not look is copied to `db_file.damaged`, emptied and scanned again.
+    package func checkDatabaseInBackground() {
+        updates.checkDatabase(path: settings.databasePath)
     }
 
     /// The absolute path of a URI relative to the music directory.

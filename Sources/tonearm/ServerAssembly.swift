@@ -76,6 +76,9 @@ struct ServerAssembly {
             // with a new database, once its first scan has found the songs (a move from MPD).
             await stateFile?.restore()
         }
+        // After the restore, which reads the queued songs from the database: a reset then
+        // leaves the queue as restored. A new database needs no check.
+        if let library, !firstScanRunning { library.checkDatabaseInBackground() }
         let autoUpdate = library.flatMap { library in
             settings.autoUpdate
                 ? AutoUpdateService(library: library, maxDepth: settings.autoUpdateDepth, logger: logger) : nil

@@ -171,6 +171,35 @@ package final class UpdateService: Sendable {
         }
     }
 
+    /// Runs ``LibraryStore/firstDamage()`` on the update queue, between jobs; a damaged database
+    /// is reset (its copy kept at `PATH.damaged`) and scanned again with a job of its own.
+    func checkDatabase(path: String) {
+        queue.async { [self] in
+            let started = ContinuousClock.now
+            let damage: String?
+            do {
+                damage = try scanner.store.firstDamage()
+            } catch {
+                damage = "\(error)"
+            }
+            guard let damage else {
+                logger.info("the database \(path) is intact (checked in \(ContinuousClock.now - started))")
+                return
+            }
+            do {
+                try scanner.store.reset(keepingCopyAt: path + ".damaged", of: path)
+            } catch {
+                logger.error("the database \(path) is damaged (\(damage)) and cannot be reset: \(error)")
+                return
+            }
+            logger.error(
+                "the database \(path) is damaged (\(damage)); copied it to \(path).damaged and scanning the music folder again"
+            )
+            onEvent(.database)
+            _ = try? enqueue("", rescan: true)
+        }
+    }
+
     /// Gives back what the jobs left behind once the queue is idle: SQLite's page caches (the
     /// writer's, and the readers', which the pool reopens on demand) and the heap pages their
     /// garbage freed. A 100,000-song scan otherwise leaves several MiB resident for good.
