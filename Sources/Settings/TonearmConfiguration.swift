@@ -11,8 +11,10 @@ package struct TonearmConfiguration: Sendable, Equatable {
     package var dbFile: String
     /// `state_file`: the queue and player state kept across restarts; nil to keep none.
     package var stateFile: String?
-    /// `state_file_interval`: seconds between state file writes while the state changes.
-    package var stateFileInterval: Int = 120
+    /// `state_file_interval`: seconds between state file writes while the state changes, as
+    /// MPD writes it; nil (the default) writes each change within a second and the position
+    /// every few seconds while playing.
+    package var stateFileInterval: Int?
     /// `restore_paused`: start paused instead of playing when the state file says playing.
     package var restorePaused = false
     /// `sticker_file`: the SQLite sticker database; nil disables the sticker commands.

@@ -277,27 +277,16 @@ package final class StoredPlaylists: Sendable {
                 throw .fileOperationFailed(.create, path: directory, reason: error.localizedDescription)
             }
         }
-        let temporary = directory + "/.tonearm-\(getpid())-\(UInt32.random(in: 0 ... .max)).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .fileOperationFailed(.create, path: temporary) }
-        var failure: LibraryError?
-        var bytes = Array(PlaylistFormat.m3uText(lines).utf8)[...]
-        while !bytes.isEmpty && failure == nil {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written > 0 {
-                bytes = bytes.dropFirst(written)
-            } else if errno != EINTR {
-                failure = .fileOperationFailed(.write, path: temporary)
-            }
-        }
-        if failure == nil && fsync(descriptor) != 0 { failure = .fileOperationFailed(.write, path: temporary) }
-        close(descriptor)
-        if failure == nil && Glibc.rename(temporary, path(of: name)) != 0 {
-            failure = .fileOperationFailed(.replace, path: path(of: name))
-        }
-        if let failure {
-            unlink(temporary)
-            throw failure
+        do throws(AtomicFile.Failure) {
+            try AtomicFile.write(Array(PlaylistFormat.m3uText(lines).utf8), to: path(of: name))
+        } catch {
+            let operation: FileOperation =
+                switch error.step {
+                case .create: .create
+                case .write: .write
+                case .replace: .replace
+                }
+            throw .fileOperationFailed(operation, path: error.path, reason: error.reason)
         }
     }
 }

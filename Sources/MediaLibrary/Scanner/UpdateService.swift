@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GRDB
 import Logging
 import Platform
 import Synchronization
@@ -35,8 +36,8 @@ package final class UpdateService: Sendable {
         var pending: [Job] = []
         var running: Job?
         var lastID = 0
-        /// Why the last update was refused, until one succeeds or `clearerror`.
-        var refusal: String?
+        /// Why the last update was refused or failed, until one succeeds or `clearerror`.
+        var failure: String?
     }
 
     private let state = Mutex(State())
@@ -70,12 +71,13 @@ package final class UpdateService: Sendable {
     /// The id of the job running now, for `status`'s `updating_db`.
     package var runningJobID: Int? { state.withLock { $0.running?.id } }
 
-    /// Why the last update was refused (``UpdateGuard``), which `status` shows as its `error`
-    /// while the music is away; nil once an update succeeds, or after ``clearError()``.
-    package var error: String? { state.withLock { $0.refusal } }
+    /// Why the last update was refused (``UpdateGuard``: the music is away) or failed (a full
+    /// disk), which `status` shows as its `error`; nil once an update succeeds, or after
+    /// ``clearError()``.
+    package var error: String? { state.withLock { $0.failure } }
 
-    /// Forgets the refusal (`clearerror`); the next refused update reports it again.
-    package func clearError() { state.withLock { $0.refusal = nil } }
+    /// Forgets the failure (`clearerror`); the next one is reported again.
+    package func clearError() { state.withLock { $0.failure = nil } }
 
     /// Drops the jobs that wait behind the running one, as MPD cancels its update queue at
     /// shutdown; the running job finishes, or dies with the process, its transaction leaving
@@ -143,13 +145,15 @@ package final class UpdateService: Sendable {
                     onEvent(.database)
                     removeOrphanedStickers()
                 }
-                state.withLock { $0.refusal = nil }
+                state.withLock { $0.failure = nil }
                 logger.notice("\(progress.summary(elapsed: .now - progress.started))")
             } catch LibraryError.updateRefused(let reason) {
-                state.withLock { $0.refusal = "update refused: \(reason)" }
+                state.withLock { $0.failure = "update refused: \(reason)" }
                 logger.error("update job \(current.id) refused: \(reason)")
             } catch {
+                // Its transaction rolled back: the database is as it was before the job.
                 logger.error("update of \"\(current.uri)\" failed: \(error)")
+                state.withLock { $0.failure = "update failed: \(Self.reason(error))" }
             }
             let next: Job? = state.withLock { state in
                 if state.pending.isEmpty {
@@ -198,6 +202,12 @@ package final class UpdateService: Sendable {
             onEvent(.database)
             _ = try? enqueue("", rescan: true)
         }
+    }
+
+    /// SQLite's own words for a failed update (`database or disk is full`), without the
+    /// statement that GRDB adds; any other error as it describes itself.
+    private static func reason(_ error: any Error) -> String {
+        (error as? DatabaseError)?.message ?? "\(error)"
     }
 
     /// Gives back what the jobs left behind once the queue is idle: SQLite's page caches (the

@@ -26,11 +26,12 @@ extension PlayerController {
     }
 
     /// A value that changes whenever something the state file keeps changes (MPD's
-    /// `StateFile::CheckModified` hash): compared between periodic writes.
+    /// `StateFile::CheckModified` hash), except the position in the song, which moves by
+    /// itself while it plays: compared between writes.
     package func stateFingerprint() -> [Int] {
         let status = self.status
         return [
-            Int(status.queueVersion), status.current?.position ?? -1, Int(status.elapsed ?? -1),
+            Int(status.queueVersion), status.current?.position ?? -1,
             status.random ? 1 : 0, status.repeatMode ? 1 : 0, status.single.hashValue, status.consume.hashValue,
             status.crossfade, status.volume ?? -1, status.state.hashValue,
             // Bit patterns: a client may set any float (`mixrampdb -1e30`, `nan`), which

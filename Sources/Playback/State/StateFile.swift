@@ -1,5 +1,6 @@
 import Foundation
 import MusicModel
+package import Platform
 
 /// Reads and writes MPD's state file (`state_file`), so that a user moving from MPD keeps the
 /// queue and the position, and a restart of Tonearm does too.
@@ -100,31 +101,14 @@ package enum StateFile {
     }
 
     /// Writes `state` (the default partition alone) to `path` atomically.
-    package static func write(_ state: SavedPlayerState, to path: String) throws {
+    package static func write(_ state: SavedPlayerState, to path: String) throws(AtomicFile.Failure) {
         try write(SavedServerState(main: state), to: path)
     }
 
-    /// Writes the state of every partition to `path` atomically.
-    package static func write(_ state: SavedServerState, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
-        let data = Data(render(state).utf8)
-        _ = FileManager.default.createFile(atPath: temporary.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: temporary)
-        do {
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            try handle.close()
-        } catch {
-            try? handle.close()
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
-        guard rename(temporary.path, url.path) == 0 else {
-            let code = errno
-            try? FileManager.default.removeItem(at: temporary)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-        }
+    /// Writes the state of every partition to `path` atomically (``AtomicFile``): after a
+    /// crash, a power cut or a full disk the file holds this state or the one before.
+    package static func write(_ state: SavedServerState, to path: String) throws(AtomicFile.Failure) {
+        try AtomicFile.write(Array(render(state).utf8), to: path)
     }
 
     /// Reads and parses the file at `path` (the default partition); `nil` when it cannot be read.

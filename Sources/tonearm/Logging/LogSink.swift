@@ -1,4 +1,5 @@
 import Logging
+import Platform
 import Settings
 import Synchronization
 
@@ -82,19 +83,8 @@ final class LogSink: Sendable {
     private func append(_ text: String) {
         var text = text
         text.withUTF8 { bytes in
-            descriptor.withLock { fd in
-                var done = 0
-                while done < bytes.count {
-                    let written = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
-                    if written > 0 {
-                        done += written
-                    } else if written < 0 && errno == EINTR {
-                        continue
-                    } else {
-                        return  // a full disk or a closed terminal: the line is dropped, as MPD drops it
-                    }
-                }
-            }
+            // A full disk or a closed terminal drops the line, as MPD drops it.
+            descriptor.withLock { fd in _ = writeAll(UnsafeRawBufferPointer(bytes), to: fd) }
         }
     }
 
