@@ -22,6 +22,7 @@ found the songs (before, every song would be unknown), so the tests wait for the
 servers get the same two null outputs, the first with a software mixer so that the volume is
 MPD's `sw_volume`."""
 import shutil
+import signal
 import sqlite3
 import sys
 from contextlib import closing
@@ -34,6 +35,7 @@ from support.hostile import quote  # noqa: E402
 from support.library import wait_for_scan  # noqa: E402
 from support.playback import (A1, A2, B1, B2, B3, LONG, SOFTWARE_MIXER, brief, fields, playing_file,  # noqa: E402
                               seek_when_decoding, status, wait_elapsed, wait_status)
+from support.polling import poll  # noqa: E402
 from support.servers import MPDServer, TonearmServer  # noqa: E402
 
 OUTPUTS = SOFTWARE_MIXER + 'audio_output {\n type "null"\n name "second"\n}\n'
@@ -273,3 +275,34 @@ def test_stickers_and_stored_playlists_move_and_mpd_still_reads_them_afterwards(
             assert c.command(query) == after[query], query
         assert stored_playlists(c) == playlists
         assert c.command(f"sticker get song {quote(A2)} rating") == ["sticker: rating=7", "OK"]
+
+
+def test_and_back_mpd_reads_the_state_file_tonearm_wrote_before_it_was_killed(servers, tmp_path):
+    """The way back: the state file Tonearm keeps within a second (issue 24) is still MPD's
+    format. Tonearm is killed with SIGKILL once the file holds its last change; MPD, started on
+    the same files with its database already built, shows the queue, the position and the modes
+    Tonearm had."""
+    mpd = servers.mpd(tmp_path / "mpd")
+    mpd.stop()  # its database is built; the state file it wrote is empty
+    tonearm = servers.tonearm(mpd)
+    with tonearm.connect() as c:
+        run(c, 'add "Album A"', f'add "{LONG}"', 'add "Album B"', "move 3 0")
+        run(c, "prio 9 1", "repeat 1", "single 1", "crossfade 4", "setvol 35")
+        run(c, f"play {entry(c, LONG, 'Pos')}")
+        assert seek_when_decoding(c, 30) == ["OK"]
+        wait_elapsed(c, 30.5)
+        run(c, "pause 1")
+        before = status(c)
+        before_queue, before_file = queue(c), playing_file(c)
+    saved = mpd.workdir / "state"
+    poll("the pause in the file", lambda: "state: pause" in saved.read_text())
+    tonearm.stop(signal.SIGKILL)
+
+    mpd.start()
+    with mpd.connect() as c:
+        after = status(c)
+        for key in STATUS_FIELDS:
+            assert after.get(key) == before.get(key), key
+        assert abs(float(after["elapsed"]) - float(before["elapsed"])) < 0.01
+        assert playing_file(c) == before_file
+        assert queue(c) == before_queue
