@@ -31,14 +31,13 @@ def test_albumart_uses_the_directory_of_the_uri(db_server, fixture_library):
     with db_server.connect() as c:
         # The song need not exist.
         assert read_binary(c, 'albumart "Björk/Debut/nope.flac" 11000')[1] == cover[11000:]
-        # 0.23 takes a trailing slash as naming the directory itself; 0.24.11 (and Tonearm,
-        # which follows 0.24) refuses the URI as not `uri_safe_local`.
-        if db_server.kind == "mpd":
-            assert read_binary(c, 'albumart "Björk/Debut/" 11000')[1] == cover[11000:]
-        else:
-            assert read_binary(c, 'albumart "Björk/Debut/" 11000') == (
-                [], None, "ACK [2@0] {albumart} Bad relative path")
+        # A trailing slash names the directory itself: Cantata asks for covers this way (0.24.11
+        # refuses it, ACK 2 Bad relative path). An empty segment is no segment.
+        assert read_binary(c, 'albumart "Björk/Debut/" 11000')[1] == cover[11000:]
+        assert read_binary(c, 'albumart "Björk//Debut/nope.flac" 11000')[1] == cover[11000:]
         assert read_binary(c, 'albumart "Björk/Debut" 0') == ([], None, "ACK [50@0] {albumart} No file exists")
+        assert read_binary(c, 'albumart "Björk/Debut/01 Human Behaviour.flac/" 0') == (
+            [], None, "ACK [50@0] {albumart} No file exists")
 
 
 def test_albumart_finds_cover_png(db_server, fixture_library):

@@ -257,12 +257,10 @@ def _names(answer: bytes, argument: bytes) -> bool:
     return named is not None and (named == argument or (len(message) == 255 and argument.startswith(named)))
 
 
-def _unsafe_local(uri: bytes) -> bool:
-    """Whether Tonearm's `LibraryURI.isSafeLocal` refuses a relative URI: it is empty or has an
-    empty, `.` or `..` segment. That is 0.24.11's `uri_safe_local` without its quirk: after a
-    segment of three or more dots MPD skips the `/` and so never checks the next segment
-    (`.../..` passes there)."""
-    return any(segment in (b"", b".", b"..") for segment in uri.split(b"/"))
+def _climbs(uri: bytes) -> bool:
+    """Whether a relative URI has a `.` or `..` segment, which Tonearm's `LibraryURI.onDisk`
+    refuses for the commands that read the disk by URI (empty segments it drops, as 0.23)."""
+    return any(segment in (b".", b"..") for segment in uri.split(b"/"))
 
 
 def _names_position(answer: bytes, argument: bytes) -> bool:
@@ -282,12 +280,12 @@ def _valid_regexes(line: bytes) -> bytes:
     return re.sub(rb"([=!]~\s*)'[^'\\]*'", rb"\1'x'", line)
 
 
-# The commands whose first argument Tonearm (`LibraryURI.local`) and MPD 0.24.11 (`LocateUri`)
-# check as a URI, so that an unsafe one is `Bad relative path`.
-LOCATED = {b"add", b"addid", b"albumart", b"listfiles", b"listplaylist", b"listplaylistinfo", b"load", b"lsinfo",
-           b"playlistlength", b"readcomments", b"readpicture", b"searchplaylist"}
-# What 0.23 answers once it has looked for what an unsafe URI names.
-NOT_FOUND = (b"No such song", b"No such directory", b"No such playlist", b"No file exists")
+# The commands that read the disk by their first argument, where Tonearm refuses a `.` or `..`
+# segment as `Bad relative path` (0.24.11's answer) and 0.23 follows it out of the music folder.
+# The commands that look a URI up in the database find nothing by such a one, as 0.23 does.
+LOCATED = {b"albumart", b"listfiles"}
+# What 0.23 answers once it has looked for what such a URI names.
+NOT_FOUND = (b"No file exists",)
 # The forms of `sticker` that are not a bad request (sub-command, argument count).
 STICKER_FORMS = {(b"get", 4), (b"list", 3), (b"set", 5), (b"inc", 5), (b"dec", 5), (b"delete", 3), (b"delete", 4)}
 # The sticker types 0.24 adds: playlist, filter and the tag names (ignoring case).
@@ -303,20 +301,16 @@ ID_ARGUMENTS = {b"playid": slice(0, 1), b"playlistid": slice(0, 1), b"deleteid":
 
 
 def _bad_relative_path(line: bytes, ours: bytes, mpd: bytes) -> bool:
-    """Tonearm refuses the unsafe URI of a command that locates its first argument, where
-    0.23 went on: it looked the URI up and found nothing (or listed it), or, for `load`, read
-    RANGE and POSITION first and named one of them."""
+    """Tonearm refuses a URI that climbs (`.`, `..`) where a command reads the disk by it, where
+    0.23 went on: it looked there and found nothing, or listed what it found."""
     command, arguments = _command(line), _argument_list(line)
     if command not in LOCATED or not arguments or ours != b"ACK [2@0] {" + command + b"} Bad relative path":
         return False
     uri = arguments[0]
-    if uri.startswith(b"/") or b"://" in uri or not _unsafe_local(uri):
+    if uri.startswith(b"/") or b"://" in uri or not _climbs(uri):
         return False
     message = _message(mpd)
-    if mpd == b"OK" or message in NOT_FOUND or message.startswith(b"Failed to open "):
-        return True
-    return command == b"load" and (message == b"No current song" or (len(arguments) > 1 and _names(mpd, arguments[1]))
-                                   or (len(arguments) > 2 and _names_position(mpd, arguments[2])))
+    return mpd == b"OK" or message in NOT_FOUND or message.startswith(b"Failed to open ")
 
 
 def _filter_read_whole(line: bytes, ours: bytes, mpd: bytes, again) -> bool:
@@ -381,7 +375,8 @@ KNOWN_DIFFERENCES = [
     ("Tonearm plays local files only (docs/protocol.md): a URL is an unsupported scheme, where MPD "
      "tries its input plugins",
      lambda line, ours, mpd, again: b"://" in line and _message(ours) == b"Unsupported URI scheme"),
-    ("0.24.11 refuses URIs with empty, . or .. segments: Bad relative path (docs/protocol.md)",
+    ("albumart and listfiles refuse URIs with . or .. segments as 0.24.11 does (Bad relative path), where "
+     "0.23 follows them out of the music folder (docs/protocol.md)",
      lambda line, ours, mpd, again: _bad_relative_path(line, ours, mpd)),
     ("0.24's sticker types include playlist, filter and the tag names: an unknown sub-command or a "
      "wrong count on them is a bad request, where 0.23 knows only song",
@@ -456,9 +451,8 @@ def test_known_differences_allow_only_what_their_reasons_name():
          b'ACK [2@0] {save} wrong number of arguments for "save"'),
         (b"listplaylist", b'ACK [2@0] {listplaylist} too few arguments for "listplaylist"',
          b'ACK [2@0] {listplaylist} wrong number of arguments for "listplaylist"'),
-        (b'lsinfo "Various/"', b"ACK [2@0] {lsinfo} Bad relative path", b"ACK [50@0] {lsinfo} No such directory"),
-        (b'load "a/../b" "x"', b"ACK [2@0] {load} Bad relative path",
-         b"ACK [2@0] {load} Integer or range expected: x"),
+        (b'listfiles "Various/.."', b"ACK [2@0] {listfiles} Bad relative path", b"OK"),
+        (b'albumart "a/../b" 0', b"ACK [2@0] {albumart} Bad relative path", b"ACK [50@0] {albumart} No file exists"),
         (b'find "(artist =~ \'[\')" "(title == \'x\'"', unknown_type, regex_error, (unknown_type, unknown_type)),
         (b'findadd "(artist ==" position x', b"ACK [2@0] {findadd} ')' expected",
          b"ACK [2@0] {findadd} Integer expected: x",
@@ -475,6 +469,8 @@ def test_known_differences_allow_only_what_their_reasons_name():
         (b'lsinfo ".../x"', b"ACK [2@0] {lsinfo} Bad relative path", b"ACK [50@0] {lsinfo} No such directory"),
         (b'albumart "a//b" x', b"ACK [2@0] {albumart} Bad relative path",
          b"ACK [2@0] {albumart} Integer expected: x"),
+        (b'albumart "a//b" 0', b"ACK [2@0] {albumart} Bad relative path", b"ACK [50@0] {albumart} No file exists"),
+        (b'lsinfo "Various/"', b"ACK [2@0] {lsinfo} Bad relative path", b"ACK [50@0] {lsinfo} No such directory"),
         # A bad regex and no other error: with a valid regex both servers answer OK.
         (b'find "(artist =~ \'[\')"', unknown_type, regex_error, (b"OK", b"OK")),
         # MPD names the position, but the filter is fine once the position is.

@@ -10,12 +10,11 @@ extension Library {
     /// Like MPD, only the folder part counts: the song need not exist. `uri` must not climb
     /// out of the music directory with `..`.
     package func coverFile(for uri: String) -> String? {
-        let folder: String
-        if let slash = uri.lastIndex(of: "/") {
-            folder = String(uri[..<slash])
-        } else {
-            folder = ""
-        }
+        coverFile(inFolder: uri.lastIndex(of: "/").map { String(uri[..<$0]) } ?? "")
+    }
+
+    /// The cover file in `folder` (`""` is the music directory), as ``coverFile(for:)`` finds it.
+    package func coverFile(inFolder folder: String) -> String? {
         func uriOf(_ name: String) -> String { folder.isEmpty ? name : folder + "/" + name }
         for name in Self.mpdCoverNames where isRegularFile(absolutePath(of: uriOf(name))) {
             return uriOf(name)

@@ -12,13 +12,14 @@ enum ArtworkCommands {
     ]
 
     /// `albumart URI OFFSET`: a chunk of the cover file in the folder part of URI (the song
-    /// need not exist).
+    /// need not exist), or in the folder URI names when it ends in a slash.
     static func albumArt(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
         let library = try invocation.server.requireLibrary()
         // MPD reads the offset (an `unsigned`: at most 2^32 - 1) before it looks at the URI.
         let offset = Int(try Arguments.unsigned(invocation.arguments[1]))
-        let uri = try LibraryURI.local(invocation.arguments[0], allowEmpty: false)
-        guard let cover = library.coverFile(for: uri),
+        let place = try LibraryURI.onDisk(invocation.arguments[0])
+        let folder = place.namesFolder ? place.path : LibraryURI.folder(of: place.path)
+        guard let cover = library.coverFile(inFolder: folder),
             let chunk = try? library.readChunk(of: cover, offset: offset, length: invocation.session.binaryLimit)
         else {
             throw MPDError(.noExist, "No file exists")
@@ -67,8 +68,9 @@ enum ArtworkCommands {
     /// `No such song`.
     private static func songPath(_ invocation: inout CommandInvocation) async throws -> String {
         let library = try invocation.server.requireLibrary()
-        let uri = try LibraryURI.local(invocation.arguments[0], allowEmpty: false)
-        guard try await library.song(at: uri) != nil else { throw MPDError(.noExist, "No such song") }
+        guard let uri = try LibraryURI.local(invocation.arguments[0], allowEmpty: false),
+            try await library.song(at: uri) != nil
+        else { throw MPDError(.noExist, "No such song") }
         return library.absolutePath(of: uri)
     }
 }

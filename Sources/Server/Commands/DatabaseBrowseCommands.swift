@@ -27,7 +27,9 @@ enum DatabaseBrowseCommands {
         let library = try invocation.server.requireLibrary()
         let argument = invocation.arguments.first ?? ""
         // `lsinfo /` is the root (only here: to `listfiles` it is an absolute path).
-        let uri = argument == "/" ? "" : try LibraryURI.local(argument, allowEmpty: true)
+        guard let uri = argument == "/" ? "" : try LibraryURI.local(argument, allowEmpty: true) else {
+            throw MPDError(.noExist, "No such directory")
+        }
         // A directory first: browsing clients list directories far more often than songs.
         guard try await stream(&invocation, library, uri, recursive: false, details: true) else {
             if !uri.isEmpty, let song = try await library.song(at: uri) {
@@ -125,7 +127,7 @@ enum DatabaseBrowseCommands {
     /// directory order; `Last-Modified` where the time is known, as MPD prints it.
     static func listFiles(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
         let library = try invocation.server.requireLibrary()
-        let uri = try LibraryURI.local(invocation.arguments.first ?? "", allowEmpty: true)
+        let uri = try LibraryURI.onDisk(invocation.arguments.first ?? "").path
         for entry in try library.files(in: uri) {
             if entry.isDirectory {
                 invocation.response.append("directory", entry.name)

@@ -11,19 +11,50 @@ enum LibraryURI {
         }
     }
 
-    /// A URI naming something in the music directory, as MPD 0.24.11's `LocateUri` accepts it
-    /// for `lsinfo`, `listfiles`, `albumart`, `readpicture` and `readcomments`; `""` means
-    /// the root where `allowEmpty`.
+    /// A URI naming something in the database, as MPD 0.23's `LocateUri` reads it for `lsinfo`,
+    /// `add`, `addid`, `readpicture`, `readcomments` and the playlist commands; `""` means the
+    /// root where `allowEmpty`.
     ///
-    /// MPD 0.23 passed any relative URI on (`Various/` and `a//b` were just not found, `..`
-    /// climbed out of the music directory); 0.24.11 rejects every one that is not
-    /// ``isSafeLocal(_:)``, and Tonearm follows 0.24.
+    /// A relative URI with an empty, `.` or `..` segment (`Various/`, `a//b`, `../etc`) names
+    /// nothing in the database: MPD 0.23 looked it up and answered each command's own "not
+    /// found" (ACK 50). MPD 0.24.11 answers `Bad relative path` (ACK 2) instead, which broke
+    /// clients such as Cantata; Tonearm answers as 0.23, and never reads a file by such a URI.
+    /// - Returns: the URI, or nil when it names nothing: the caller answers its "not found".
     /// - Throws: ACK 4 `Access denied` for an absolute path or `file://` URI (MPD allows those
     ///   to local clients only; Tonearm to none), ACK 2 `Malformed file:// URI` for a relative
-    ///   one, ACK 2 `Unsupported URI scheme` for another URL (Tonearm reads no streams),
-    ///   ACK 2 `Bad relative path` for `..`, `//`, a trailing `/` and their kind.
-    static func local(_ uri: String, allowEmpty: Bool) throws(MPDError) -> String {
+    ///   one, ACK 2 `Unsupported URI scheme` for another URL (Tonearm reads no streams).
+    static func local(_ uri: String, allowEmpty: Bool) throws(MPDError) -> String? {
         if allowEmpty && uri.isEmpty { return "" }
+        try refuseNonRelative(uri)
+        return isSafeLocal(uri) ? uri : nil
+    }
+
+    /// A URI naming a place on disk, as MPD 0.23 reads it for `albumart` and `listfiles`, which
+    /// look at the files rather than the database: empty segments are harmless (`a//b` is
+    /// `a/b`), and a trailing slash names a folder — Cantata asks for an album's cover as
+    /// `albumart "Artist/Album/"`.
+    /// - Returns: the path without empty segments (`""` for the root) and whether the URI ended
+    ///   in a slash.
+    /// - Throws: as ``local(_:allowEmpty:)``, and ACK 2 `Bad relative path` (MPD 0.24.11's
+    ///   answer) for a `.` or `..` segment, with which MPD 0.23 climbed out of the music
+    ///   directory.
+    static func onDisk(_ uri: String) throws(MPDError) -> (path: String, namesFolder: Bool) {
+        if uri.isEmpty { return ("", true) }
+        try refuseNonRelative(uri)
+        let segments = uri.split(separator: "/")
+        guard !segments.contains(where: { $0 == "." || $0 == ".." }) else {
+            throw MPDError(.argument, "Bad relative path")
+        }
+        return (segments.joined(separator: "/"), uri.hasSuffix("/"))
+    }
+
+    /// The folder part of a path: `a/b` for `a/b/c.flac`, `""` for a name in the root.
+    static func folder(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+    }
+
+    /// Refuses what is not a relative URI: absolute paths, `file://` URIs and other URLs.
+    private static func refuseNonRelative(_ uri: String) throws(MPDError) {
         if uri.utf8.count >= 7, uri.prefix(7).lowercased() == "file://" {
             // MPD skips the obsolete `file://` prefix; what follows must be an absolute path.
             guard uri.dropFirst(7).hasPrefix("/") else { throw MPDError(.argument, "Malformed file:// URI") }
@@ -31,7 +62,5 @@ enum LibraryURI {
         }
         if uri.hasPrefix("/") { throw MPDError(.permission, "Access denied") }
         if uri.contains("://") { throw MPDError(.argument, "Unsupported URI scheme") }
-        guard isSafeLocal(uri) else { throw MPDError(.argument, "Bad relative path") }
-        return uri
     }
 }

@@ -23,11 +23,11 @@ struct PlaylistSource {
     private let library: Library?
     private let resolver: PlaylistEntryResolver
 
-    /// MPD 0.24.11's `LocateUri` for a playlist argument.
+    /// MPD's `LocateUri` for a playlist argument. A name with an empty, `.` or `..` segment
+    /// passes, as in MPD 0.23, and ``open(_:_:)`` then finds no playlist by it (0.24.11 answers
+    /// `Bad relative path` here).
     /// - Throws: ACK 4 `Access denied` for a file path or `file://` URI (MPD allows them to
-    ///   local clients; Tonearm reads no files outside its folders), ACK 2 `Malformed file:// URI`,
-    ///   ACK 2 `Bad relative path` for an empty name, `.`/`..` segments, `//` or a trailing `/`
-    ///   (MPD 0.23 answered those `No such playlist`).
+    ///   local clients; Tonearm reads no files outside its folders), ACK 2 `Malformed file:// URI`.
     static func locate(_ argument: String) throws(MPDError) {
         // An absolute path is a file path even when "://" appears later in it, as in MPD.
         if !argument.hasPrefix("/") && argument.contains("://")
@@ -50,7 +50,8 @@ struct PlaylistSource {
             if StoredPlaylists.isValidName(argument), let entries = try server.storedPlaylists.entries(of: argument) {
                 return PlaylistSource(entries: entries, base: "", library: library, resolver: resolver)
             }
-            if let library, let entries = try library.playlistFileEntries(argument) {
+            // Never a file by a name that climbs out of its folder.
+            if let library, LibraryURI.isSafeLocal(argument), let entries = try library.playlistFileEntries(argument) {
                 return PlaylistSource(
                     entries: entries, base: PlaylistEntryResolver.folder(of: argument),
                     library: library, resolver: resolver)

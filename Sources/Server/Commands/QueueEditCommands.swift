@@ -95,7 +95,10 @@ enum QueueEditCommands {
             }
             uri = relative
         } else {
-            uri = try LibraryURI.local(argument, allowEmpty: true)
+            guard let located = try LibraryURI.local(argument, allowEmpty: true) else {
+                throw MPDError(.noExist, "No such directory")
+            }
+            uri = located
         }
         let songs = try await songs(under: uri, in: library)
         try player.add(songs, at: position)
@@ -120,7 +123,10 @@ enum QueueEditCommands {
                 throw MPDError(.noExist, "No such song")
             }
         } else {
-            uri = try LibraryURI.local(argument, allowEmpty: false)
+            guard let located = try LibraryURI.local(argument, allowEmpty: false) else {
+                throw MPDError(.noExist, "No such song")
+            }
+            uri = located
         }
         guard let song = try await library.song(at: uri) else { throw MPDError(.noExist, "No such song") }
         let position = try invocation.arguments.count > 1 ? insertPosition(invocation.arguments[1], player) : nil
