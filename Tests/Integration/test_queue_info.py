@@ -116,6 +116,33 @@ def test_playlistfind_sort_and_window(player_server):
                 if line.startswith("Id: ")] == ["Id: 6"]
 
 
+def test_playlistfind_sorts_by_priority(player_server):
+    """`sort prio` and `sort -prio` (MPD 0.24; myMPD sorts its queue this way): a stable sort,
+    so equal priorities keep their queue order either way, as Debian's MPD 0.24.13 answered the
+    same sequence; then the window."""
+    tonearm_only(player_server, "sort for playlistfind/playlistsearch is MPD 0.24; 0.23 answers "
+                                "ACK [2@0] {playlistfind} Unknown filter type")
+    with player_server.connect() as c:
+        for uri in (A1, A2, A3, B1):
+            c.command(f'add "{uri}"')
+        for command in ("prio 5 1", "prio 9 3", "prio 5 0"):
+            assert c.command(command) == ["OK"]
+
+        def positions(command):
+            return [line.removeprefix("Pos: ") for line in c.command(command) if line.startswith("Pos: ")]
+
+        everything = '"(title != \'x\')"'
+        assert positions(f"playlistfind {everything} sort prio") == ["2", "0", "1", "3"]
+        assert positions(f"playlistfind {everything} sort -prio") == ["3", "0", "1", "2"]
+        assert positions(f"playlistsearch {everything} sort PRIO window 1:3") == ["0", "1"]
+        assert positions(f"playlistsearch {everything} sort -prio window 0:2") == ["3", "0"]
+        # Priorities order only what the filter matched: Four (9) before One (5).
+        assert positions("playlistsearch title o sort -prio") == ["3", "0", "1"]
+        assert c.command("playlistfind title T sort prios") == ["ACK [2@0] {playlistfind} Unknown sort tag"]
+        # The database has no priorities.
+        assert c.command("find title T sort prio") == ["ACK [2@0] {find} Unknown sort tag"]
+
+
 def test_plchanges_and_plchangesposid(player_server):
     """The queue version starts at 1 and grows by one per change; each change stamps the songs
     it touched with the version before it. `plchanges V` lists the songs stamped V or later, or

@@ -28,10 +28,12 @@ extension DatabaseSelection {
     ///
     /// The position is returned unparsed, as its meaning depends on the queue.
     ///
+    /// `allowsPriority` takes `sort prio` (the queue's `playlistfind` and `playlistsearch`).
+    ///
     /// - Throws: ACK 2: the range messages of ``Arguments/range(_:)``, `Unknown sort tag`, and
     ///   the filter messages of ``FilterExpression/parse(_:foldCase:)``, in that order of checking.
     package static func parse(
-        _ arguments: ArraySlice<String>, foldCase: Bool, allowsPosition: Bool
+        _ arguments: ArraySlice<String>, foldCase: Bool, allowsPosition: Bool, allowsPriority: Bool = false
     ) throws(MPDError) -> DatabaseSelection {
         var arguments = arguments
         var position: String?
@@ -39,7 +41,9 @@ extension DatabaseSelection {
         var window: RangeArgument?
         if let value = arguments.popModifier("window") { window = try Arguments.range(value) }
         var sort: SortOrder?
-        if let value = arguments.popModifier("sort") { sort = try SortOrder.parse(value, allowsPriority: false) }
+        if let value = arguments.popModifier("sort") {
+            sort = try SortOrder.parse(value, allowsPriority: allowsPriority)
+        }
         let filter = try FilterExpression.parse(arguments, foldCase: foldCase)
         return DatabaseSelection(filter: filter, sort: sort, window: window, position: position)
     }

@@ -93,9 +93,12 @@ enum QueueInfoCommands {
         -> CommandOutcome
     {
         var selection = try DatabaseSelection.parse(
-            invocation.arguments[...], foldCase: foldCase, allowsPosition: false)
+            invocation.arguments[...], foldCase: foldCase, allowsPosition: false, allowsPriority: true)
         let window = selection.window
         selection.window = nil
+        // Priorities live in the queue, not the database: the database only filters then.
+        let byPriority = selection.sort.flatMap { $0.key == .priority ? $0 : nil }
+        if byPriority != nil { selection.sort = nil }
         let queue = invocation.player.queue
         guard !queue.isEmpty else { return .ok }
         let library = try invocation.server.requireLibrary()
@@ -116,7 +119,13 @@ enum QueueInfoCommands {
             for song in try await library.songs(ids: page) where rank[song.uri] == nil { rank[song.uri] = rank.count }
         }
         var positions = queue.entries.indices.filter { rank[queue.entries[$0].song.uri] != nil }
-        if selection.sort != nil {
+        if let byPriority {
+            // MPD's stable sort: equal priorities keep their queue order, either way.
+            positions.sort { first, second in
+                let (a, b) = (queue.entries[first].priority, queue.entries[second].priority)
+                return a != b ? (byPriority.descending ? a > b : a < b) : first < second
+            }
+        } else if selection.sort != nil {
             positions.sort { (rank[queue.entries[$0].song.uri]!, $0) < (rank[queue.entries[$1].song.uri]!, $1) }
         }
         if let window {
