@@ -389,3 +389,18 @@ def test_without_an_enabled_output_the_player_pauses_with_an_error(mpc_server):
         mpc_out(mpc_server, "-q", "toggle")
         playing = wait_elapsed(c, float(paused["elapsed"]) + 0.5)
         assert playing["song"] == "1" and "error" not in playing
+
+        # The last output disabled while paused (ncmpc's Outputs screen), then a resume: the
+        # player stays paused with the error, and plays on at the next resume once the output
+        # is back. Tonearm once said `play` here with a clock that stood still.
+        mpc_out(mpc_server, "-q", "pause")
+        wait_status(c, lambda s: s["state"] == "pause", what="the pause")
+        assert mpc_out(mpc_server, "disable", "1") == "Output 1 (null) is disabled\n"
+        assert c.command("pause 0") == ["OK"]
+        paused = error_shown(c, "the error at the resume")
+        assert (paused["state"], paused["error"]) == ("pause", "All audio outputs are disabled")
+        mpc_out(mpc_server, "enable", "1")
+        assert status(c)["state"] == "pause"
+        assert c.command("pause 0") == ["OK"]
+        playing = wait_elapsed(c, float(paused["elapsed"]) + 0.5)
+        assert playing["state"] == "play" and playing["song"] == "1"

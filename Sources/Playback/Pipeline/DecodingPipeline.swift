@@ -115,6 +115,12 @@ package final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         transport.withLock {
             transport.paused = paused
             nowPlaying.withLock { $0.setPaused(paused) }
+            if !paused && !transport.outputs.anyEnabled {
+                // Resumed after the last output was disabled while paused: as at `play`, MPD
+                // stays paused with this error, and plays on at the next resume once an
+                // output is enabled again.
+                pauseForOutputs("All audio outputs are disabled")
+            }
             transport.broadcast()
         }
     }
