@@ -245,3 +245,18 @@ def test_playlist_events_come_from_changes_only(player_server):
         for command in unchanged:
             c.command(command)
         assert pending_events(watcher) == []
+
+
+def test_a_command_list_is_one_change_to_an_idling_client(player_server):
+    """Cantata adds an album as a command list of `add`s: a client idling meanwhile is woken
+    once, with nothing left pending, as MPD runs the whole list before it tells its clients."""
+    with player_server.connect() as c, player_server.connect() as watcher:
+        watcher.send("idle playlist\n")
+        assert watcher.nothing_within(0.3)
+        # Long enough that the watcher, woken by the first `add`, would be back before the last.
+        songs = [A1, A2, A3] * 100
+        c.send("command_list_begin\n" + "".join(f'add "{uri}"\n' for uri in songs) + "command_list_end\n")
+        assert c.read_response() == ["OK"]
+        assert watcher.read_response(timeout=10) == ["changed: playlist", "OK"]
+        assert pending_events(watcher) == []
+        assert c.command("playlist") == listing(*songs)

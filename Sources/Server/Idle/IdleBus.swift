@@ -7,7 +7,15 @@ import Synchronization
 /// that should see it, from the moment the client connected, whether or not it is idling
 /// (MPD's `Client::idle_flags`). Raising an event never blocks and may happen on any thread.
 package final class IdleBus: Sendable {
+    /// Events raised while a command list runs, delivered when the last one running ends.
+    private struct Held {
+        var lists = 0
+        var everyone: IdleSubsystems = []
+        var byPartition: [String: IdleSubsystems] = [:]
+    }
+
     private let inboxes = Mutex<[ObjectIdentifier: IdleInbox]>([:])
+    private let held = Mutex(Held())
 
     /// Creates an empty bus.
     package init() {}
@@ -15,6 +23,11 @@ package final class IdleBus: Sendable {
     /// Raises `subsystems` for every connected client.
     package func emit(_ subsystems: IdleSubsystems) {
         guard !subsystems.isEmpty else { return }
+        let holding = held.withLock { held in
+            if held.lists > 0 { held.everyone.formUnion(subsystems) }
+            return held.lists > 0
+        }
+        guard !holding else { return }
         let targets = inboxes.withLock { Array($0.values) }
         for inbox in targets { inbox.post(subsystems) }
     }
@@ -22,8 +35,34 @@ package final class IdleBus: Sendable {
     /// Raises `subsystems` for the clients of one partition only.
     package func emit(_ subsystems: IdleSubsystems, partition: String) {
         guard !subsystems.isEmpty else { return }
+        let holding = held.withLock { held in
+            if held.lists > 0 { held.byPartition[partition, default: []].formUnion(subsystems) }
+            return held.lists > 0
+        }
+        guard !holding else { return }
         let targets = inboxes.withLock { Array($0.values) }
         for inbox in targets where inbox.partition == partition { inbox.post(subsystems) }
+    }
+
+    /// Holds the events raised until the matching ``endCommandList()``, so that a command list
+    /// is one change to the clients that idle: MPD runs a list to its end before it tells them,
+    /// and a client that adds an album song by song in a list then fetches the queue's changes
+    /// once, not once per song. Lists of several clients that overlap deliver when the last ends.
+    func beginCommandList() {
+        held.withLock { $0.lists += 1 }
+    }
+
+    /// Ends a ``beginCommandList()`` and, with the last, delivers what was held.
+    func endCommandList() {
+        let release: Held? = held.withLock { held in
+            held.lists -= 1
+            guard held.lists == 0 else { return nil }
+            defer { held = Held() }
+            return held
+        }
+        guard let release else { return }
+        emit(release.everyone)
+        for (partition, subsystems) in release.byPartition { emit(subsystems, partition: partition) }
     }
 
     /// Connects a new inbox; it receives events until ``unregister(_:)``.

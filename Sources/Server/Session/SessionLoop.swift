@@ -92,6 +92,9 @@ package struct SessionLoop {
             if result == .ok { response.appendRaw("OK\n") }
             return try await finish(result, response: response, write: write)
         case .executeList(let lines, let okMode):
+            // One change to the idle clients, however many commands of the list changed things.
+            server.idleBus.beginCommandList()
+            defer { server.idleBus.endCommandList() }
             var response = ResponseBuffer()
             for (index, line) in lines.enumerated() {
                 let result = await dispatcher.run(line, index: index, session: &session, response: &response)
