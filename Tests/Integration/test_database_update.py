@@ -153,7 +153,10 @@ def test_an_update_drops_removed_songs_from_the_queue_but_not_the_one_playing(pr
     with private_db_server.connect() as watcher, private_db_server.connect() as c:
         for uri in ("intro.flac", "untagged.wav", "intro.flac", "Various/Duets/01 Duet.flac", "untagged.wav"):
             assert c.command(f'add "{uri}"')[-1] == "OK"
-        assert c.command("play 1")[-1] == "OK"  # the first untagged.wav plays
+        # The first untagged.wav, paused there so that it cannot end meanwhile: a paused song
+        # is the one playing too.
+        assert c.command("play 1")[-1] == "OK"
+        assert c.command("pause 1") == ["OK"]
         version = dict(line.split(": ", 1) for line in c.command("status")[:-1])["playlist"]
         watcher.send("idle playlist\n")
         time.sleep(0.2)
