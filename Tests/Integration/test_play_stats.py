@@ -11,7 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from support.clients import mpc_out  # noqa: E402
 from support.library import wait_for_scan  # noqa: E402
-from support.playback import A1, A2, A3, LONG, wait_state, wait_status  # noqa: E402
+from support.playback import A1, A2, A3, B1, B2, B3, LONG, wait_state, wait_status  # noqa: E402
 from support.polling import poll  # noqa: E402
 
 
@@ -112,3 +112,31 @@ def test_without_sticker_file_nothing_is_kept_and_playback_works(make_tonearm, s
         assert c.command("play 0") == ["OK"]
         wait_state(c, "stop", timeout=30)
     assert not (server.workdir / "stickers.sqlite").exists()
+
+
+def test_a_burst_of_short_songs_raises_few_sticker_events(make_tonearm, short_library):
+    """Each write of the statistics raises idle `sticker`, at most once per 5 s: Cantata answers
+    each such event by fetching the rating of every queue row it shows, and six 2-second songs
+    cost it six rounds of fetches before (issue 21). Counted by a client that idles on
+    `sticker` the whole time, as Cantata does; the last song's counts still arrive."""
+    server = start(make_tonearm, short_library)
+    songs = [A1, A2, A3, B1, B2, B3]
+    with server.connect() as c, server.connect() as watcher:
+        for uri in songs:
+            assert c.command(f"add {q(uri)}") == ["OK"]
+        assert c.command("play 0") == ["OK"]
+        events = 0
+        while sticker(c, songs[-1], "playCount") is None or events == 0:
+            watcher.send("idle sticker\n")
+            if watcher.nothing_within(1):
+                watcher.send("noidle\n")
+            reply = watcher.read_response(timeout=30)
+            events += reply == ["changed: sticker", "OK"]
+        # The last write's event may still be due, at most 5 s on.
+        watcher.send("idle sticker\n")
+        if watcher.nothing_within(6):
+            watcher.send("noidle\n")
+        events += watcher.read_response(timeout=10) == ["changed: sticker", "OK"]
+        assert all(sticker(c, uri, "playCount") == "1" for uri in songs)
+        # Six writes in about 12 s: one at once, then at most one per 5 s.
+        assert 1 <= events <= 4, events

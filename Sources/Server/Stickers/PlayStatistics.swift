@@ -5,6 +5,7 @@ package import MediaLibrary
 import MusicModel
 import Playback
 import ServiceLifecycle
+import Synchronization
 
 /// Keeps the play statistics as song stickers (`sticker_play_stats`, a Tonearm option): the
 /// server counts what clients such as myMPD otherwise count themselves, so every client sees
@@ -18,6 +19,12 @@ import ServiceLifecycle
 /// The player reports from under its lock's caller; the writes happen here, on a serial queue,
 /// so neither the player nor a session waits for the sticker file. As a service it lasts as long
 /// as the server: at shutdown it waits for the writes still queued.
+///
+/// Each write raises idle `sticker`, at most once per ``eventInterval``: a client such as
+/// Cantata answers every such event by fetching the rating of each queue row it shows, and a
+/// burst of short songs would otherwise cost it a round of fetches per song. The first write
+/// after a quiet spell raises it at once; later ones within the interval share one event at its
+/// end.
 package final class PlayStatistics: Service, CustomStringConvertible {
     /// What one listening amounts to.
     enum Outcome: Equatable {
@@ -31,12 +38,16 @@ package final class PlayStatistics: Service, CustomStringConvertible {
 
     /// Heard this long, any song counts as played.
     static let playedAfter = 240.0
+    /// The least time between two `sticker` events of the statistics.
+    static let eventInterval = DispatchTimeInterval.seconds(5)
 
     private let stickers: StickerStore
     private let idleBus: IdleBus
     private let logger: Logger
     private let now: @Sendable () -> Int64
     private let queue = DispatchQueue(label: "tonearm.play-statistics", qos: .utility)
+    /// When the last `sticker` event was raised, and whether one is due at the interval's end.
+    private let events = Mutex<(last: DispatchTime?, scheduled: Bool)>((nil, false))
 
     /// Creates the keeper.
     /// - Parameter now: the Unix time for `lastPlayed` (a test fixes it).
@@ -74,9 +85,36 @@ package final class PlayStatistics: Service, CustomStringConvertible {
                         try writer.add(1, type: "song", uri: uri, name: "skipCount")
                     }
                 }
-                idleBus.emit(.sticker)
+                announce()
             } catch {
                 logger.error("cannot update the play statistics of \(listening.uri): \(error)")
+            }
+        }
+    }
+
+    /// Raises `sticker` now, or at the end of the interval since the last one (once, however many
+    /// writes come meanwhile). Runs on the queue.
+    private func announce() {
+        enum When { case now, at(DispatchTime), already }
+        let now = DispatchTime.now()
+        let when: When = events.withLock { events in
+            if events.scheduled { return .already }
+            if let last = events.last, now < last + Self.eventInterval {
+                events.scheduled = true
+                return .at(last + Self.eventInterval)
+            }
+            events.last = now
+            return .now
+        }
+        switch when {
+        case .already:
+            break
+        case .now:
+            idleBus.emit(.sticker)
+        case .at(let due):
+            queue.asyncAfter(deadline: due) { [self] in
+                events.withLock { $0 = (.now(), false) }
+                idleBus.emit(.sticker)
             }
         }
     }
