@@ -31,6 +31,8 @@ package final class ServerContext: Sendable {
     package let partitions: PartitionSet
     /// The stored playlists in `playlist_directory`; changes raise idle `stored_playlist`.
     package let storedPlaylists: StoredPlaylists
+    /// The clients that keep the play statistics themselves, shared with ``PlayStatistics``.
+    package let playCountingClients: PlayCountingClients
     /// What `kill` runs: set by ``TonearmServer`` (or a test) once the context exists, as the
     /// server that the context is part of is made after it.
     private let shutdownHandler = Mutex<(@Sendable () -> Void)?>(nil)
@@ -43,6 +45,8 @@ package final class ServerContext: Sendable {
     ///   - stickers: the sticker database (`sticker_file`), if there is one.
     ///   - partitions: the partitions, their players driving their pipelines.
     ///   - storedPlaylists: the playlists in `playlist_directory`.
+    ///   - playCountingClients: the clients that count plays themselves; ``PlayStatistics``
+    ///     reads it.
     package init(
         configuration: TonearmConfiguration,
         idleBus: IdleBus,
@@ -52,7 +56,8 @@ package final class ServerContext: Sendable {
         library: Library?,
         stickers: StickerStore?,
         partitions: PartitionSet,
-        storedPlaylists: StoredPlaylists
+        storedPlaylists: StoredPlaylists,
+        playCountingClients: PlayCountingClients = PlayCountingClients()
     ) {
         self.configuration = configuration
         self.idleBus = idleBus
@@ -63,6 +68,7 @@ package final class ServerContext: Sendable {
         self.stickers = stickers
         self.partitions = partitions
         self.storedPlaylists = storedPlaylists
+        self.playCountingClients = playCountingClients
     }
 
     /// The library, or `ACK 50 No database` when the server has none.
@@ -129,6 +135,7 @@ extension ServerContext {
             partitions: PartitionSet(
                 configuration: configuration, pipelines: pipelines, library: library, idleBus: idleBus,
                 playStatistics: playStatistics, logger: logger),
-            storedPlaylists: StoredPlaylists(configuration: configuration, library: library, idleBus: idleBus))
+            storedPlaylists: StoredPlaylists(configuration: configuration, library: library, idleBus: idleBus),
+            playCountingClients: playStatistics?.countingClients ?? PlayCountingClients())
     }
 }

@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from support.clients import mpc_out  # noqa: E402
 from support.library import wait_for_scan  # noqa: E402
@@ -140,3 +142,31 @@ def test_a_burst_of_short_songs_raises_few_sticker_events(make_tonearm, short_li
         assert all(sticker(c, uri, "playCount") == "1" for uri in songs)
         # Six writes in about 12 s: one at once, then at most one per 5 s.
         assert 1 <= events <= 4, events
+
+
+@pytest.mark.parametrize("protocol", ["0.24", "0.23"])
+def test_a_client_that_counts_plays_itself_is_not_counted_twice(make_tonearm, short_library, protocol):
+    """myMPD keeps playCount and lastPlayed itself: on its own connection, once half a song is
+    heard, it sets lastPlayed and adds one to playCount — with `sticker inc` where the server
+    speaks 0.24, else by reading the count (`sticker list`) and setting it one higher. While
+    such a client is connected the server leaves the counting to it; once it is gone, the
+    server counts again (docs/play-statistics.md)."""
+    server = start(make_tonearm, short_library)
+    with server.connect() as c:
+        for uri in (A1, A2):
+            assert c.command(f"add {q(uri)}") == ["OK"]
+        with server.connect() as mympd:
+            assert c.command("play 0") == ["OK"]
+            wait_status(c, lambda s: s.get("song") == "0" and float(s.get("elapsed", 0)) >= 1, what="half of A1")
+            assert mympd.command(f"sticker set song {q(A1)} lastPlayed {int(time.time())}") == ["OK"]
+            if protocol == "0.24":
+                assert mympd.command(f"sticker inc song {q(A1)} playCount 1") == ["OK"]
+            else:
+                count = sticker(mympd, A1, "playCount")  # myMPD lists the song's stickers
+                assert mympd.command(f"sticker set song {q(A1)} playCount {int(count or 0) + 1}") == ["OK"]
+            wait_status(c, lambda s: s.get("song") == "1", timeout=30, what="A2, after A1 ended")
+        # myMPD has gone: A2, heard to its end, is counted by the server.
+        wait_state(c, "stop", timeout=30)
+        poll("A2's playCount", lambda: sticker(c, A2, "playCount"))
+        assert sticker(c, A1, "playCount") == "1"
+        assert sticker(c, A2, "playCount") == "1"

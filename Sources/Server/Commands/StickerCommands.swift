@@ -51,6 +51,8 @@ enum StickerCommands {
         case ("set", 5):
             try requireName(arguments[3])
             try await stickers.set(type: type.name, uri: object.key(), name: arguments[3], value: arguments[4])
+            invocation.server.playCountingClients.noteWrite(
+                type: type.name, name: arguments[3], session: &invocation.session)
             invocation.server.idleBus.emit(.sticker)
         case ("inc", 5), ("dec", 5):
             // MPD 0.24 hands DELTA to SQLite as it is: no number check, no error.
@@ -58,6 +60,8 @@ enum StickerCommands {
             try await stickers.adjust(
                 arguments[0] == "inc" ? .increment : .decrement, by: arguments[4],
                 type: type.name, uri: object.key(), name: arguments[3])
+            invocation.server.playCountingClients.noteWrite(
+                type: type.name, name: arguments[3], session: &invocation.session)
             invocation.server.idleBus.emit(.sticker)
         case ("delete", 3), ("delete", 4):
             let name = arguments.count == 4 ? arguments[3] : nil

@@ -47,6 +47,7 @@ package struct SessionLoop {
     package func finish() {
         server.idleBus.unregister(inbox)
         if let mailbox = session.mailbox { server.channels.close(mailbox) }
+        if session.countsPlays { server.playCountingClients.leave() }
     }
 
     /// Handles one input.

@@ -20,6 +20,9 @@ package struct SessionState: Sendable {
     package var partition = "default"
     /// The client's channel subscriptions and messages; set when its session starts.
     var mailbox: ClientMailbox?
+    /// The client wrote a play statistics sticker: it counts plays itself
+    /// (``PlayCountingClients``).
+    var countsPlays = false
 
     /// Creates the state of a new connection.
     package init(permissions: Permissions, isLocal: Bool) {

@@ -9,7 +9,9 @@ import Synchronization
 
 /// Keeps the play statistics as song stickers (`sticker_play_stats`, a Tonearm option): the
 /// server counts what clients such as myMPD otherwise count themselves, so every client sees
-/// the same numbers, including plays started by `mpc` or a phone app.
+/// the same numbers, including plays started by `mpc` or a phone app. While a client that counts
+/// for itself is connected (``PlayCountingClients``), it stands aside, so that no play counts
+/// twice.
 ///
 /// The names are myMPD's: `playCount` and `skipCount` (integers, incremented), `lastPlayed`
 /// (Unix time). A song counts as played once half of it, or four minutes, has been heard
@@ -41,6 +43,8 @@ package final class PlayStatistics: Service, CustomStringConvertible {
     /// The least time between two `sticker` events of the statistics.
     static let eventInterval = DispatchTimeInterval.seconds(5)
 
+    /// The clients that count plays themselves: while one is connected, this stands aside.
+    package let countingClients = PlayCountingClients()
     private let stickers: StickerStore
     private let idleBus: IdleBus
     private let logger: Logger
@@ -73,6 +77,9 @@ package final class PlayStatistics: Service, CustomStringConvertible {
         let outcome = Self.outcome(of: listening)
         // Only songs of the music database have song stickers (not `file://` or streams).
         guard outcome != .neither, LibraryURI.isSafeLocal(listening.uri), !listening.uri.contains("://") else { return }
+        // A client that counts for itself (myMPD) counts this one: counting it too would
+        // count it twice.
+        guard !countingClients.any else { return }
         let time = now()
         queue.async { [self] in
             do {
