@@ -217,7 +217,7 @@ extension PlayerCore {
             }
         }
         var range = range
-        if let duration = queue.entries[position].song.duration {
+        if let duration = queue.song(at: position).duration {
             guard range.start <= duration else { throw .startPastSongEnd }
             if let end = range.end, end >= duration { range.end = nil }
         }
