@@ -170,22 +170,44 @@ package struct Queue: Sendable {
         // The entries between the range and its destination slide over by its length, then the
         // range goes in: every position in between holds another entry, which is a change.
         if destination > range.lowerBound {
-            for position in range.lowerBound..<destination { place(items[position + shift], at: position) }
+            shiftItems(range.upperBound..<(destination + shift), to: range.lowerBound)
         } else {
-            for position in (destination + shift..<range.upperBound).reversed() {
-                place(items[position - shift], at: position)
-            }
+            shiftItems(destination..<range.lowerBound, to: destination + shift)
         }
         for (offset, item) in moved.enumerated() { place(item, at: destination + offset) }
         guard random else { return }
-        for index in order.indices {
-            let position = order[index]
-            if range.contains(position) {
-                order[index] = position - range.lowerBound + destination
-            } else if position >= range.upperBound && position < destination + shift {
-                order[index] = position - shift
-            } else if position < range.lowerBound && position >= destination {
-                order[index] = position + shift
+        order.withUnsafeMutableBufferPointer { order in
+            for index in order.indices {
+                let position = order[index]
+                if range.contains(position) {
+                    order[index] = position - range.lowerBound + destination
+                } else if position >= range.upperBound && position < destination + shift {
+                    order[index] = position - shift
+                } else if position < range.lowerBound && position >= destination {
+                    order[index] = position + shift
+                }
+            }
+        }
+    }
+
+    /// Moves the items of `source` so that they start at `destination` (the two may overlap),
+    /// each stamped with the current version and found by its id there. Every shifting edit
+    /// runs this over up to the whole queue, so it moves the items as bytes, as MPD's arrays
+    /// are moved, and then makes one pass to stamp them.
+    private mutating func shiftItems(_ source: Range<Int>, to destination: Int) {
+        guard !source.isEmpty else { return }
+        let version = version
+        items.withUnsafeMutableBufferPointer { items in
+            let base = UnsafeMutableRawPointer(items.baseAddress!)
+            let stride = MemoryLayout<QueueItem>.stride
+            // memmove: the regions may overlap.
+            (base + destination * stride).copyMemory(
+                from: base + source.lowerBound * stride, byteCount: source.count * stride)
+            positionByID.withUnsafeMutableBufferPointer { positionByID in
+                for position in destination..<(destination + source.count) {
+                    items[position].version = version
+                    positionByID[Int(items[position].id)] = Int32(truncatingIfNeeded: position)
+                }
             }
         }
     }
@@ -205,12 +227,14 @@ package struct Queue: Sendable {
         releaseSlot(Int(removed.slot))
         if random {
             order.remove(at: orderIndex(ofPosition: position))
-            for index in order.indices where order[index] > position { order[index] -= 1 }
+            order.withUnsafeMutableBufferPointer { order in
+                for index in order.indices where order[index] > position { order[index] -= 1 }
+            }
         } else {
             // The identity, one shorter.
             order.removeLast()
         }
-        for later in position..<(items.count - 1) { place(items[later + 1], at: later) }
+        shiftItems((position + 1)..<items.count, to: position)
         items.removeLast()
     }
 
