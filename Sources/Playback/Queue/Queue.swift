@@ -67,6 +67,14 @@ package struct Queue: Sendable {
     /// The song of the entry at `position`.
     package func song(at position: Int) -> Song { songs[Int(items[position].slot)].song }
 
+    /// The positions in `range` whose entries changed at `version` or later (`plchanges`); all
+    /// of them when `version` is newer than the queue. A client asks after every change, so
+    /// this reads the versions straight from the buffer.
+    package func positionsChanged(since version: UInt32, in range: Range<Int>) -> [Int] {
+        guard version <= self.version else { return Array(range) }
+        return items.withUnsafeBufferPointer { items in range.filter { items[$0].version >= version } }
+    }
+
     /// The position of the entry with `id`, or `nil`.
     package func position(ofID id: Int) -> Int? {
         guard id >= 0 && id < positionByID.count, positionByID[id] >= 0 else { return nil }
@@ -80,6 +88,8 @@ package struct Queue: Sendable {
         // A shuffled order is a permutation; a linear search keeps it a plain array, as MPD does.
         return order.firstIndex(of: position)!
     }
+    /// The id of the entry played at `index` of the play order.
+    package func id(atOrder index: Int) -> Int { id(at: order[index]) }
     /// The entry played at `index` of the play order.
     package func entry(atOrder index: Int) -> QueueEntry { entries[order[index]] }
 

@@ -80,10 +80,9 @@ enum QueueInfoCommands {
         let queue = invocation.player.queue
         let range = try invocation.arguments.count > 1 ? Arguments.range(invocation.arguments[1]) : .all
         guard range.start < queue.count else { return (queue, []) }
-        let positions = (range.start..<range.upperBound(clippedTo: queue.count)).filter {
-            version > queue.version || queue.version(at: $0) >= version
-        }
-        return (queue, positions)
+        return (
+            queue, queue.positionsChanged(since: version, in: range.start..<range.upperBound(clippedTo: queue.count))
+        )
     }
 
     /// `playlistfind` / `playlistsearch FILTER [sort TYPE] [window START:END]`: the queue
