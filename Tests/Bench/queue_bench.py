@@ -216,7 +216,8 @@ def main():
                         help="the tonearm binary (a release build)")
     parser.add_argument("--sizes", default="10000,100000", help="queue (and library) sizes, comma-separated")
     parser.add_argument("--rounds", type=int, default=15, help="timed rounds of every operation")
-    parser.add_argument("--scan-timeout", type=float, default=300)
+    parser.add_argument("--scan-timeout", type=float, default=900,
+                        help="seconds for the servers, scanning at once, to finish their first scans")
     parser.add_argument("--library-base", default="/tmp",
                         help="where generated libraries are cached (tonearm-bench-library-N inside)")
     baseline.add_option(parser)
@@ -230,7 +231,10 @@ def main():
     for size in [int(s.replace("_", "")) for s in args.sizes.split(",") if s]:
         log(f"{size:,} queued songs: {', '.join(kinds)}")
         results = bench_size(size, kinds, binaries, args)
-        rows += [row(size, name, figures, old_binary is not None) for name, figures in results.items()]
+        done = [row(size, name, figures, old_binary is not None) for name, figures in results.items()]
+        for cells in done:  # a later size that fails leaves these in the log
+            log("  " + " | ".join(cells))
+        rows += done
     baseline.print_table(HEADER + (baseline.COLUMNS if old_binary else ()), rows)
     return 0
 
