@@ -135,9 +135,9 @@ def operations(round_seed: int):
     ]
 
 
-def start_servers(kinds, binaries, music, size, work_base: Path, scan_timeout: float):
-    """Every server of `kinds` started and scanned, with one client each."""
-    running = {}
+def start_servers(running: dict, kinds, binaries, music, size, work_base: Path, scan_timeout: float):
+    """Starts every server of `kinds` into `running` (so that a failure still stops those
+    started) and waits for their scans."""
     for kind in kinds:
         work = work_base / kind
         if kind == "mpd":
@@ -149,7 +149,6 @@ def start_servers(kinds, binaries, music, size, work_base: Path, scan_timeout: f
     for kind, server in running.items():
         wait_for_songs(server, size, scan_timeout, scanning=True)
         log(f"  {kind}: {size:,} songs in the database")
-    return running
 
 
 def bench_size(size, kinds, binaries, args) -> dict:
@@ -159,7 +158,7 @@ def bench_size(size, kinds, binaries, args) -> dict:
     results: dict = {}
     running = {}
     try:
-        running = start_servers(kinds, binaries, music, size, work_base, args.scan_timeout)
+        start_servers(running, kinds, binaries, music, size, work_base, args.scan_timeout)
         clients = {kind: Client(server.port, 120) for kind, server in running.items()}
         for kind, client in clients.items():
             client.request("clear")
