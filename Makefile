@@ -119,14 +119,17 @@ conformance:
 # The library part generates (once, cached in /tmp) 10,000 and 100,000 tagged MP3s; pass e.g.
 # LIBRARY_BENCH_ARGS="--sizes 10000 --repeat 50" to change it. The playback part plays a minute
 # of FLAC on each server in real time (about three minutes in all); pass e.g.
-# PLAYBACK_BENCH_ARGS="--cpu-runs 3 --runs 11" for more runs. BASELINE=PATH adds an older
-# tonearm binary (a release build) to the same run, its figures and new / old in two more columns
-# (below 1: the new build is faster or smaller); e.g. the build of a commit before a refactoring.
+# PLAYBACK_BENCH_ARGS="--cpu-runs 3 --runs 11" for more runs. The queue part edits queues of
+# 10,000 and 100,000 songs, the servers running at once and taking turns (e.g.
+# QUEUE_BENCH_ARGS="--rounds 31"). BASELINE=PATH adds an older tonearm binary (a release
+# build) to the same run, its figures and new / old in two more columns (below 1: the new
+# build is faster or smaller); e.g. the build of a commit before a refactoring.
 BASELINE_ARG = $(if $(BASELINE),--baseline-tonearm $(abspath $(BASELINE)))
 bench: test-deps build
 	$(PYTHON) Tests/Bench/bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG)
 	$(PYTHON) Tests/Bench/library_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(LIBRARY_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/playback_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(PLAYBACK_BENCH_ARGS)
+	$(PYTHON) Tests/Bench/queue_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(QUEUE_BENCH_ARGS)
 
 # The old build and the new one at the same moment, every measurement alternating between them
 # (Tests/Bench/ab_compare.py): "did the new build get slower?" without the drift that falls on

@@ -125,7 +125,7 @@ func names(_ queue: Queue) -> [Int] { queue.entries.map { Int($0.song.uri.dropLa
         var queue = makeQueue(4)
         queue.random = true
         queue.restoreOrder()
-        queue.entries[1].priority = 30
+        queue.setPriority(position: 1, 30, after: nil, reorder: false)
         // The current song (order 1) has priority 30; 20 does not beat it.
         queue.setPriority(position: 0, 20, after: 1)
         #expect(queue.orderIndex(ofPosition: 0) == 0)

@@ -69,7 +69,12 @@ enum PackedTags {
 
     /// The tags of a blob, in stored order; unknown tag numbers are skipped.
     static func decode(_ blob: UnsafeRawBufferPointer) -> [TagValue] {
+        // Sized first: grown by appending, the array of a song with 9 to 15 values would hold
+        // room for 16, and a queued song keeps its array for as long as it is queued.
+        var count = 0
+        forEach(in: blob) { _, _ in count += 1 }
         var tags: [TagValue] = []
+        tags.reserveCapacity(count)
         forEach(in: blob) { number, value in
             if let type = TagType(rawValue: number) {
                 tags.append(TagValue(type, String(decoding: value, as: UTF8.self)))

@@ -2,9 +2,14 @@ package import MusicModel
 
 extension PlayerController {
     /// What the state file should hold now.
+    ///
+    /// The queue is taken as a copy under the player's lock and listed after it: listing is a
+    /// pass over every queued song, which under the lock would hold up every command and the
+    /// pipeline's events. An edit that comes meanwhile copies the queue's arrays once instead (the copy is
+    /// gone before the caller writes the file).
     package func savedState() -> SavedPlayerState {
         let status = self.status
-        return withCoreUnchecked { core in
+        let (state, queue) = withCoreUnchecked { core in
             var saved = SavedPlayerState()
             saved.softwareVolume = core.volume ?? 100
             saved.state = status.state
@@ -18,11 +23,13 @@ extension PlayerController {
             saved.mixRampDB = core.mixRampDB
             saved.mixRampDelay = core.mixRampDelay
             saved.lastLoadedPlaylist = core.lastLoadedPlaylist
-            saved.entries = core.queue.entries.map { entry in
-                SavedPlayerState.Entry(uri: entry.song.uri, priority: entry.priority, range: entry.range)
-            }
-            return saved
+            return (saved, core.queue)
         }
+        var saved = state
+        saved.entries = queue.entries.map { entry in
+            SavedPlayerState.Entry(uri: entry.song.uri, priority: entry.priority, range: entry.range)
+        }
+        return saved
     }
 
     /// A value that changes whenever something the state file keeps changes (MPD's

@@ -87,8 +87,13 @@ package final class PlayerController: Sendable {
 
     // MARK: Reading
 
-    /// The queue as it is now (a copy that later changes do not touch).
+    /// The queue as it is now (a copy that later changes do not touch). A copy held while
+    /// the queue changes costs the change a copy of the queue: hold it no longer than needed.
     package var queue: Queue { read { $0.queue } }
+    /// The number of songs in the queue.
+    package var queueLength: Int { read { $0.queue.count } }
+    /// The position of the queue entry with `id`, or `nil`.
+    package func position(ofID id: Int) -> Int? { read { $0.queue.position(ofID: id) } }
 
     /// Everything `status` prints, read at one instant.
     package var status: PlayerStatus {
@@ -114,7 +119,7 @@ package final class PlayerController: Sendable {
                     status.audioFormat = entry.song.audioFormat
                 }
             }
-            if let next = core.nextPosition { status.next = (next, core.queue.entries[next].id) }
+            if let next = core.nextPosition { status.next = (next, core.queue.id(at: next)) }
             return status
         }
     }
@@ -124,7 +129,7 @@ package final class PlayerController: Sendable {
         read { core in
             guard let index = core.current else { return nil }
             let position = core.queue.position(atOrder: index)
-            return (core.queue.entries[position], position)
+            return (core.queue.entry(at: position), position)
         }
     }
 

@@ -117,7 +117,7 @@ extension PlayerCore {
         var removed = false
         // From the end, so that the positions still to visit do not shift.
         for position in queue.entries.indices.reversed()
-        where position != playingPosition && uris.contains(queue.entries[position].song.uri) {
+        where position != playingPosition && uris.contains(queue.song(at: position).uri) {
             deleteInternal(position, previous: &previous)
             removed = true
         }
@@ -234,7 +234,7 @@ extension PlayerCore {
             }
         }
         var range = range
-        if let duration = queue.entries[position].song.duration {
+        if let duration = queue.song(at: position).duration {
             guard range.start <= duration else { throw .startPastSongEnd }
             if let end = range.end, end >= duration { range.end = nil }
         }

@@ -122,7 +122,7 @@ struct PlayerCore: Sendable {
     /// The id of the queued song while playing, MPD's `GetQueuedSong` (compared by identity).
     var queuedSongID: Int? {
         guard playing, let queued else { return nil }
-        return queue.entry(atOrder: queued).id
+        return queue.id(atOrder: queued)
     }
 
     /// Starts the song at play-order `index`.
@@ -157,7 +157,7 @@ struct PlayerCore: Sendable {
             queue.shuffleOrder()
             current = queue.orderIndex(ofPosition: position)
         }
-        let nextID = next.map { queue.entry(atOrder: $0).id }
+        let nextID = next.map { queue.id(atOrder: $0) }
         if previous != nil && nextID != previous {
             pipeline.enqueue(nil)
             queued = nil
@@ -319,7 +319,7 @@ struct PlayerCore: Sendable {
         guard eventGeneration == generation, playing else { return }
         switch event {
         case .started(let track):
-            guard let queued, queue.entry(atOrder: queued).id == track.token, let old = current else {
+            guard let queued, queue.id(atOrder: queued) == track.token, let old = current else {
                 // The pipeline went on to a song that is no longer next: play the right one.
                 playNext()
                 return

@@ -60,7 +60,7 @@ extension PlayerCore {
     /// Ends the count as the user's choice when the song at play-order `index`, about to be
     /// played on a command, is another entry than the one being heard.
     mutating func leaveForUserChoice(atOrder index: Int) {
-        guard let record = listening, queue.entry(atOrder: index).id != record.entryID else { return }
+        guard let record = listening, queue.id(atOrder: index) != record.entryID else { return }
         endListening(leftByUser: true)
     }
 }

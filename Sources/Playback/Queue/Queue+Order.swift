@@ -5,17 +5,17 @@
 /// the part of the order after the current song.
 extension Queue {
     /// The priority of the entry at play-order `index`.
-    func priority(atOrder index: Int) -> UInt8 { entries[order[index]].priority }
+    func priority(atOrder index: Int) -> UInt8 { items[order[index]].priority }
 
     /// Shuffles the whole play order, grouped by priority.
-    package mutating func shuffleOrder() { shuffleOrderWithPriority(0..<entries.count) }
+    package mutating func shuffleOrder() { shuffleOrderWithPriority(0..<items.count) }
 
     /// Sorts `range` of the play order by descending priority (stably), then shuffles each
     /// group of equal priority.
     mutating func shuffleOrderWithPriority(_ range: Range<Int>) {
         guard !range.isEmpty else { return }
         let sorted = order[range].enumerated().sorted { left, right in
-            let (a, b) = (entries[left.element].priority, entries[right.element].priority)
+            let (a, b) = (items[left.element].priority, items[right.element].priority)
             return a != b ? a > b : left.offset < right.offset
         }.map(\.element)
         order.replaceSubrange(range, with: sorted)
@@ -53,17 +53,17 @@ extension Queue {
     /// `excluded`; the end when there is none.
     func firstOrder(from start: Int, priorityAtMost priority: UInt8, excluding excluded: Int) -> Int {
         var index = start
-        while index < entries.count {
+        while index < items.count {
             if self.priority(atOrder: index) <= priority && index != excluded { return index }
             index += 1
         }
-        return entries.count
+        return items.count
     }
 
     /// How many play-order places from `start` have exactly `priority`.
     func countSamePriority(from start: Int, _ priority: UInt8) -> Int {
         var index = start
-        while index < entries.count && self.priority(atOrder: index) == priority { index += 1 }
+        while index < items.count && self.priority(atOrder: index) == priority { index += 1 }
         return index - start
     }
 
@@ -74,10 +74,10 @@ extension Queue {
     package mutating func setPriority(position: Int, _ priority: UInt8, after current: Int?, reorder: Bool = true)
         -> Bool
     {
-        let old = entries[position].priority
+        let old = items[position].priority
         guard old != priority else { return false }
-        entries[position].version = version
-        entries[position].priority = priority
+        items[position].version = version
+        items[position].priority = priority
         guard random && reorder else { return true }
 
         let index = orderIndex(ofPosition: position)

@@ -169,7 +169,7 @@ enum QueueEditCommands {
     /// MPD's `ParseInsertPosition`: an absolute position, or `+N`/`-N` after/before the
     /// current song.
     static func insertPosition(_ text: String, _ player: PlayerController) throws(MPDError) -> Int {
-        let length = player.queue.count
+        let length = player.queueLength
         if text.hasPrefix("+") || text.hasPrefix("-") {
             guard let current = player.currentEntry?.position else { throw MPDError(.playerSync, "No current song") }
             let offset = String(text.dropFirst())
@@ -184,7 +184,7 @@ enum QueueEditCommands {
     /// MPD's `ParseMoveDestination` for moving `range`.
     static func moveDestination(_ text: String, _ range: Range<Int>, _ player: PlayerController) throws(MPDError) -> Int
     {
-        let length = player.queue.count
+        let length = player.queueLength
         if text.hasPrefix("+") || text.hasPrefix("-") {
             guard var current = player.currentEntry?.position else { throw MPDError(.playerSync, "No current song") }
             if range.contains(current) { throw MPDError(.argument, "Cannot move current song relative to itself") }
@@ -205,7 +205,7 @@ enum QueueEditCommands {
         let range = try Arguments.range(invocation.arguments[0])
         guard let end = range.end else { throw MPDError(.argument, "Open-ended range not supported") }
         let player = invocation.player
-        let length = player.queue.count
+        let length = player.queueLength
         // MPD reads TO before it checks FROM against the queue.
         let destination = try moveDestination(invocation.arguments[1], range.start..<max(range.start, end), player)
         guard range.start < end, range.start < length, end <= length else {
@@ -219,7 +219,7 @@ enum QueueEditCommands {
     static func moveID(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
         let id = Int(try Arguments.unsigned(invocation.arguments[0]))
         let player = invocation.player
-        guard let position = player.queue.position(ofID: id) else { throw MPDError(.noExist, "No such song") }
+        guard let position = player.position(ofID: id) else { throw MPDError(.noExist, "No such song") }
         let destination = try moveDestination(invocation.arguments[1], position..<(position + 1), player)
         try player.move(position..<(position + 1), to: destination)
         return .ok
@@ -251,7 +251,7 @@ enum QueueEditCommands {
 
     /// Songs from the database are local files, whose tags only the file may change.
     private static func denyTagEdit(_ player: PlayerController, id: Int) throws(MPDError) {
-        guard player.queue.position(ofID: id) != nil else { throw MPDError(.noExist, "No such song") }
+        guard player.position(ofID: id) != nil else { throw MPDError(.noExist, "No such song") }
         throw MPDError(.permission, "Cannot edit tags of local file")
     }
 }

@@ -44,7 +44,7 @@ enum QueueInfoCommands {
             let (queue, positions) = try changes(invocation)
             for position in positions {
                 invocation.response.append("cpos", position)
-                invocation.response.append("Id", queue.entries[position].id)
+                invocation.response.append("Id", queue.id(at: position))
             }
             return .ok
         },
@@ -56,7 +56,7 @@ enum QueueInfoCommands {
     ) async throws -> CommandOutcome {
         let tags = invocation.visibleTags
         for position in positions {
-            write(queue.entries[position], position: position, tags: tags, to: &invocation.response)
+            write(queue.entry(at: position), position: position, tags: tags, to: &invocation.response)
             try await invocation.flushIfLarge()
         }
         return .ok
@@ -80,10 +80,9 @@ enum QueueInfoCommands {
         let queue = invocation.player.queue
         let range = try invocation.arguments.count > 1 ? Arguments.range(invocation.arguments[1]) : .all
         guard range.start < queue.count else { return (queue, []) }
-        let positions = (range.start..<range.upperBound(clippedTo: queue.count)).filter {
-            version > queue.version || queue.entries[$0].version >= version
-        }
-        return (queue, positions)
+        return (
+            queue, queue.positionsChanged(since: version, in: range.start..<range.upperBound(clippedTo: queue.count))
+        )
     }
 
     /// `playlistfind` / `playlistsearch FILTER [sort TYPE] [window START:END]`: the queue
@@ -118,7 +117,7 @@ enum QueueInfoCommands {
             start += page.count
             for song in try await library.songs(ids: page) where rank[song.uri] == nil { rank[song.uri] = rank.count }
         }
-        var positions = queue.entries.indices.filter { rank[queue.entries[$0].song.uri] != nil }
+        var positions = queue.entries.indices.filter { rank[queue.song(at: $0).uri] != nil }
         if let byPriority {
             // MPD's stable sort: equal priorities keep their queue order, either way.
             positions.sort { first, second in
@@ -126,7 +125,7 @@ enum QueueInfoCommands {
                 return a != b ? (byPriority.descending ? a > b : a < b) : first < second
             }
         } else if selection.sort != nil {
-            positions.sort { (rank[queue.entries[$0].song.uri]!, $0) < (rank[queue.entries[$1].song.uri]!, $1) }
+            positions.sort { (rank[queue.song(at: $0).uri]!, $0) < (rank[queue.song(at: $1).uri]!, $1) }
         }
         if let window {
             let low = min(window.start, positions.count)
