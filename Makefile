@@ -28,7 +28,7 @@ SUDO          := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
                   libasound2-dev libavahi-client-dev libsqlite3-dev
 TEST_PACKAGES  := $(BUILD_PACKAGES) python3 python3-pytest python3-mpd mpd mpc ffmpeg groff-base systemd \
-                  avahi-daemon avahi-utils dbus iproute2 ncmpcpp tmux snapserver snapclient
+                  avahi-daemon avahi-utils dbus iproute2 ncmpcpp ncmpc tmux snapserver snapclient
 
 # Installs the packages named in $(1) that dpkg does not have yet.
 define apt_install

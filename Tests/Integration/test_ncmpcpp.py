@@ -1,67 +1,20 @@
-"""ncmpcpp (Debian's 0.9) in a detached tmux session against Tonearm and Debian's MPD: it
-connects, browses the library, adds an album with its default key bindings, plays it, and its
-status bar shows the song and a running clock. The test reads the screen with
-`tmux capture-pane` and polls it with generous timeouts.
-
-tmux runs on a private socket in the test's directory and is killed at the end, whatever
-happens; ncmpcpp gets a fresh HOME whose config names the server's port.
+"""ncmpcpp (Debian's 0.9) in a detached tmux session (Tests/support/terminal.py) against
+Tonearm and Debian's MPD: it connects, browses the library, adds an album with its default key
+bindings, plays it, and its status bar shows the song and a running clock. ncmpcpp gets a fresh
+HOME whose config names the server's port.
 """
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from support.playback import LONG, fields, playing_file, wait_state  # noqa: E402
+from support.terminal import Terminal  # noqa: E402
 
 SELECTED = "\x1b[7m"  # ncmpcpp draws the selected row in reverse video
 CLOCK = re.compile(r"\[(\d+):(\d\d)/2:00\]$")  # the status bar's elapsed/total for the Long song
-
-
-class Terminal:
-    """ncmpcpp in a 120×40 tmux session on a private tmux server."""
-
-    def __init__(self, workdir: Path, server):
-        # A socket path must fit in 108 bytes; pytest's directories can be long.
-        self.socket_dir = Path(tempfile.mkdtemp(prefix="tonearm-tmux-"))
-        self.socket = self.socket_dir / "sock"
-        home = workdir / "home"
-        config = home / ".config" / "ncmpcpp"
-        config.mkdir(parents=True)
-        (config / "config").write_text(f'mpd_host = "{server.host}"\nmpd_port = "{server.port}"\n')
-        self.tmux("new-session", "-d", "-s", "ncmpcpp", "-x", "120", "-y", "40",
-                  f"env HOME={home} XDG_CONFIG_HOME={home / '.config'} TERM=screen ncmpcpp")
-
-    def tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-S", str(self.socket), *args], check=True, capture_output=True,
-                              text=True, timeout=30).stdout
-
-    def keys(self, *keys: str):
-        self.tmux("send-keys", "-t", "ncmpcpp", *keys)
-
-    def screen(self, escapes: bool = False) -> list[str]:
-        """The visible lines, with the attributes' escape sequences if `escapes`."""
-        return self.tmux("capture-pane", "-p", *(["-e"] if escapes else []), "-t", "ncmpcpp").split("\n")
-
-    def wait_for(self, predicate, what: str, timeout: float = 30, escapes: bool = False) -> list[str]:
-        """Polls the screen until `predicate(lines)` holds; returns those lines."""
-        deadline = time.monotonic() + timeout
-        while True:
-            lines = self.screen(escapes)
-            if predicate(lines):
-                return lines
-            if time.monotonic() > deadline:
-                raise AssertionError(f"waited {timeout} s for {what}; the screen:\n" + "\n".join(lines))
-            time.sleep(0.1)
-
-    def close(self):
-        subprocess.run(["tmux", "-S", str(self.socket), "kill-server"], capture_output=True, timeout=30)
-        shutil.rmtree(self.socket_dir, ignore_errors=True)
 
 
 @pytest.fixture
@@ -69,7 +22,11 @@ def terminal(make_player_server, tmp_path):
     server = make_player_server()
     term = None
     try:
-        term = Terminal(tmp_path / "ncmpcpp", server)
+        home = tmp_path / "ncmpcpp" / "home"
+        config = home / ".config" / "ncmpcpp"
+        config.mkdir(parents=True)
+        config.joinpath("config").write_text(f'mpd_host = "{server.host}"\nmpd_port = "{server.port}"\n')
+        term = Terminal(f"env HOME={home} XDG_CONFIG_HOME={home / '.config'} TERM=screen ncmpcpp")
         term.server = server
         yield term
     finally:
