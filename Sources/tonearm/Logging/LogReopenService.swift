@@ -14,6 +14,7 @@ struct LogReopenService: Service, CustomStringConvertible {
     /// The name ServiceLifecycle logs.
     var description: String { "LogReopenService" }
 
+    /// Reopens the file at each SIGHUP until graceful shutdown.
     func run() async {
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         for await _ in hangups.cancelOnGracefulShutdown() {

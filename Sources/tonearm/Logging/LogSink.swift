@@ -127,6 +127,7 @@ struct LogFileError: Error, CustomStringConvertible {
     /// Why `open` failed.
     let errno: Int32
 
+    /// `FILE:LINE: failed to open log file "PATH": REASON`.
     var description: String {
         "\(origin): failed to open log file \"\(path)\": \(String(cString: strerror(errno)))"
     }

@@ -14,11 +14,13 @@ struct SinkLogHandler: LogHandler {
     /// Metadata added at each event, if the bootstrap set a provider.
     var metadataProvider: Logger.MetadataProvider?
 
+    /// One metadata value of this logger.
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Hands the event, with its metadata merged and sorted, to the sink.
     func log(event: LogEvent) {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
