@@ -30,6 +30,11 @@ def ncmpc(make_player_server, tmp_path):
         term.close()
 
 
+def status_bar(lines: list[str]) -> str:
+    """ncmpc's last line: `Playing: …` or `[Paused] …`."""
+    return next((line.rstrip() for line in reversed(lines) if line.strip()), "")
+
+
 def test_ncmpc_plays_pauses_and_toggles_the_output_while_paused(ncmpc):
     server = ncmpc.server
     ncmpc.wait_for(lambda s: f"2:Queue on {server.host}:{server.port}" in s[0], "the queue screen, connected")
@@ -42,6 +47,8 @@ def test_ncmpc_plays_pauses_and_toggles_the_output_while_paused(ncmpc):
     with server.connect() as c:
         wait_elapsed(c, 0.5)
         assert playing_file(c) == LONG
+        # P toggles what ncmpc last heard the state to be: let it hear it before each P.
+        ncmpc.wait_for(lambda s: status_bar(s).startswith("Playing:"), "ncmpc to show the song playing")
         ncmpc.keys("P")
         paused = wait_status(c, lambda s: s["state"] == "pause", what="the pause")
 
@@ -53,6 +60,7 @@ def test_ncmpc_plays_pauses_and_toggles_the_output_while_paused(ncmpc):
 
         # Resumed without an output: paused on the song with MPD's error (MPD's player thread
         # may show `play` for a moment before its main thread pauses).
+        ncmpc.wait_for(lambda s: status_bar(s).startswith("[Paused]"), "ncmpc to show the pause")
         ncmpc.keys("P")
         stuck = wait_status(c, lambda s: s["state"] == "pause" and "error" in s, what="the error")
         assert stuck["error"] == "All audio outputs are disabled"
@@ -60,6 +68,7 @@ def test_ncmpc_plays_pauses_and_toggles_the_output_while_paused(ncmpc):
         ncmpc.keys("Enter")
         ncmpc.wait_for(lambda s: any(line.rstrip() == "[X] null" for line in s), "the output enabled")
         assert status(c)["state"] == "pause"
+        ncmpc.wait_for(lambda s: status_bar(s).startswith("[Paused]"), "ncmpc to show the pause")
         ncmpc.keys("P")
         playing = wait_elapsed(c, float(paused["elapsed"]) + 0.5)
         assert playing["state"] == "play" and playing_file(c) == LONG
