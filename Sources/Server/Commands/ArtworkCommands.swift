@@ -18,8 +18,8 @@ enum ArtworkCommands {
         // MPD reads the offset (an `unsigned`: at most 2^32 - 1) before it looks at the URI.
         let offset = Int(try Arguments.unsigned(invocation.arguments[1]))
         let place = try LibraryURI.onDisk(invocation.arguments[0])
-        let folder = place.namesFolder ? place.path : LibraryURI.folder(of: place.path)
-        guard let cover = library.coverFile(inFolder: folder),
+        let cover = place.namesFolder ? library.coverFile(inFolder: place.path) : library.coverFile(for: place.path)
+        guard let cover,
             let chunk = try? library.readChunk(of: cover, offset: offset, length: invocation.session.binaryLimit)
         else {
             throw MPDError(.noExist, "No file exists")

@@ -48,11 +48,6 @@ enum LibraryURI {
         return (segments.joined(separator: "/"), uri.hasSuffix("/"))
     }
 
-    /// The folder part of a path: `a/b` for `a/b/c.flac`, `""` for a name in the root.
-    static func folder(of path: String) -> String {
-        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
-    }
-
     /// Refuses what is not a relative URI: absolute paths, `file://` URIs and other URLs.
     private static func refuseNonRelative(_ uri: String) throws(MPDError) {
         if uri.utf8.count >= 7, uri.prefix(7).lowercased() == "file://" {
