@@ -108,8 +108,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            plugins: ["VersionPlugin"]
         ),
+        // `buildVersion` for the executable, read from git by packaging/version.sh at build time.
+        .plugin(name: "VersionPlugin", capability: .buildTool()),
 
         // What the test targets share: doubles such as the clock-paced pipeline, and
         // `TestClient`, which runs command lines through a session without a socket. A target

@@ -100,8 +100,9 @@ extension Logger.Level {
 
 /// What `tonearm --version` prints.
 enum TonearmVersion {
-    /// The release of this build.
-    static let release = "0.1.0"
+    /// The version of this build: the release and, between releases, the commits since it
+    /// (`packaging/version.sh`, run by the build through `Plugins/VersionPlugin`).
+    static let release = buildVersion
 
     /// The version line and the versions of the libraries it plays and announces with.
     static var description: String {

@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from support.servers import TonearmServer
+from support.servers import REPO, TonearmServer
 
 
 def run(server_binary, *args, timeout=30):
@@ -16,10 +16,20 @@ def binary(tmp_path):
     return TonearmServer(tmp_path).binary
 
 
+def without_dirty(version: str) -> str:
+    return version.removesuffix(".dirty").removesuffix("+dirty")
+
+
 def test_version(binary):
+    """The version is git's (packaging/version.sh, the same the Debian package gets), for the
+    commit the binary was built from; whether the work tree had changes then may differ now."""
     result = run(binary, "--version")
     assert result.returncode == 0
-    assert result.stdout.startswith("tonearm 0.1.0 (MPD protocol 0.24.0)")
+    expected = subprocess.run([str(REPO / "packaging/version.sh")], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("tonearm ") and first.endswith(" (MPD protocol 0.24.0)")
+    assert without_dirty(first.split()[1]) == without_dirty(expected)
     assert "FFmpeg: libavformat " in result.stdout and "ALSA: " in result.stdout
 
 
