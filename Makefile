@@ -4,6 +4,7 @@
 #               MUSIC=/path/to/music serves that folder (tonearm --music-directory)
 #   make test   install what the tests need and run every test: unit, integration, conformance
 #   make install  build (release) and install under PREFIX (default /usr/local); DESTDIR honoured
+#   make deb    build (release) and package it: .build/deb/tonearm_VERSION_ARCH.deb
 #
 # Everything that installs uses apt-get and runs only when a package is missing.
 
@@ -27,8 +28,11 @@ SUDO          := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
                   libasound2-dev libavahi-client-dev libsqlite3-dev
+# What `make deb` builds the package with: dpkg-shlibdeps and dpkg-gencontrol, objcopy and readelf.
+DEB_PACKAGES   := dpkg-dev binutils
 TEST_PACKAGES  := $(BUILD_PACKAGES) python3 python3-pytest python3-mpd mpd mpc ffmpeg groff-base systemd \
-                  avahi-daemon avahi-utils dbus iproute2 ncmpcpp ncmpc tmux snapserver snapclient
+                  avahi-daemon avahi-utils dbus iproute2 ncmpcpp ncmpc tmux snapserver snapclient \
+                  $(DEB_PACKAGES) lintian
 
 # Installs the packages named in $(1) that dpkg does not have yet.
 define apt_install
@@ -40,9 +44,9 @@ define apt_install
 	fi
 endef
 
-.PHONY: all deps test-deps build build-debug run install uninstall test unit integration conformance fuzz \
+.PHONY: all deps test-deps build build-debug run install uninstall deb test unit integration conformance fuzz \
         format format-check \
-        fuzz-short bench bench-ab soak clean
+        package fuzz-short bench bench-ab soak clean
 
 all: build
 
@@ -52,8 +56,12 @@ deps:
 test-deps:
 	$(call apt_install,$(TEST_PACKAGES))
 
+# The Swift runtime and Foundation are linked in (--static-swift-stdlib), so the binary needs only
+# Debian's own libraries and runs where no Swift toolchain is installed. Relocations are resolved
+# at start and then made read-only (-z now, -z relro), as Debian hardens its own binaries.
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro
 build: deps
-	$(SWIFT) build -c release --product tonearm
+	$(SWIFT) build $(RELEASE_FLAGS) --product tonearm
 
 build-debug: deps
 	$(SWIFT) build --product tonearm
@@ -82,8 +90,16 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tonearm $(DESTDIR)$(MANDIR)/man1/tonearm.1 \
 		$(DESTDIR)$(MANDIR)/man5/tonearm.conf.5 $(DESTDIR)$(UNITDIR)/tonearm.service $(DESTDIR)$(UNITDIR)/tonearm.socket
 
+# The Debian package of the release build, in .build/deb: tonearm_VERSION_ARCH.deb and the
+# debug symbols in tonearm-dbgsym_VERSION_ARCH.deb (packaging/build-deb.sh). VERSION comes from
+# git (packaging/version.sh), as `tonearm --version` does; DEB_VERSION=… overrides it.
+DEB_DIR ?= .build/deb
+deb: $(if $(filter command line,$(origin BINARY)),,build)
+	$(call apt_install,$(DEB_PACKAGES))
+	packaging/build-deb.sh $(BINARY) $(DEB_DIR) $(DEB_VERSION)
+
 # Every part runs even when an earlier one fails, and the last lines say how each went.
-TEST_PARTS := format-check unit integration conformance fuzz-short
+TEST_PARTS := format-check unit integration conformance package fuzz-short
 
 test: test-deps
 	$(SWIFT) build --build-tests
@@ -98,7 +114,7 @@ test: test-deps
 # The code's layout is swift-format's, with the settings in .swift-format (4 spaces, 120
 # columns). `make format` applies it; `make format-check` (part of `make test`) fails on any
 # line that differs from it.
-FORMAT_PATHS := Package.swift Sources Tests $(wildcard Fuzz/Sources/Fuzz*)
+FORMAT_PATHS := Package.swift Plugins Sources Tests $(wildcard Fuzz/Sources/Fuzz*)
 
 format:
 	$(SWIFT) format --configuration .swift-format -i -r $(FORMAT_PATHS)
@@ -115,21 +131,29 @@ integration:
 conformance:
 	$(PYTHON) Tests/Conformance/run.py --tonearm $(CURDIR)/.build/debug/tonearm
 
+# The release build and its package, where they are used: without the Swift toolchain, and
+# installed, upgraded, removed and purged in a throwaway root (Tests/Package).
+package: deb
+	TONEARM_RELEASE_BIN=$(CURDIR)/.build/release/tonearm TONEARM_DEB_DIR=$(CURDIR)/$(DEB_DIR) \
+		$(PYTHON) -m pytest -q -rfEsx Tests/Package
+
 # Side by side with Debian's MPD on loopback; paste the table into docs/benchmarks.md.
 # The library part generates (once, cached in /tmp) 10,000 and 100,000 tagged MP3s; pass e.g.
 # LIBRARY_BENCH_ARGS="--sizes 10000 --repeat 50" to change it. The playback part plays a minute
 # of FLAC on each server in real time (about three minutes in all); pass e.g.
 # PLAYBACK_BENCH_ARGS="--cpu-runs 3 --runs 11" for more runs. The queue part edits queues of
 # 10,000 and 100,000 songs, the servers running at once and taking turns (e.g.
-# QUEUE_BENCH_ARGS="--rounds 31"). BASELINE=PATH adds an older tonearm binary (a release
-# build) to the same run, its figures and new / old in two more columns (below 1: the new
-# build is faster or smaller); e.g. the build of a commit before a refactoring.
+# QUEUE_BENCH_ARGS="--rounds 31"). The binary part gives its size, start time and memory.
+# BASELINE=PATH adds an older tonearm binary (a release build) to the same run, its figures and
+# new / old in two more columns (below 1: the new build is faster or smaller); e.g. the build of
+# a commit before a refactoring.
 BASELINE_ARG = $(if $(BASELINE),--baseline-tonearm $(abspath $(BASELINE)))
 bench: test-deps build
 	$(PYTHON) Tests/Bench/bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG)
 	$(PYTHON) Tests/Bench/library_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(LIBRARY_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/playback_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(PLAYBACK_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/queue_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(QUEUE_BENCH_ARGS)
+	$(PYTHON) Tests/Bench/binary_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG)
 
 # The old build and the new one at the same moment, every measurement alternating between them
 # (Tests/Bench/ab_compare.py): "did the new build get slower?" without the drift that falls on
