@@ -135,7 +135,11 @@ def digest(path: Path) -> str:
 
 
 def test_install_serve_upgrade_remove_purge(package, earlier_package, tmp_path):
-    root = ThrowawayRoot(tmp_path / "root")
+    """A Debian 12 machine without Swift (the toolchain's folder is empty in the root) installs
+    the package, serves music with it, upgrades it, removes it and purges it."""
+    swift = shutil.which("swift")
+    toolchain = (Path(swift).resolve().parent.parent.parent,) if swift else ()
+    root = ThrowawayRoot(tmp_path / "root", hidden=toolchain)
     library = generate(tmp_path / "music")
     shutil.copytree(library.root, root.path("/srv/music"))
     cache = root.path("/var/cache/tonearm-test")
@@ -154,6 +158,8 @@ def test_install_serve_upgrade_remove_purge(package, earlier_package, tmp_path):
     assert root.path("/var/lib/tonearm/music").stat().st_uid == uid
     assert root.exists("/etc/systemd/system/multi-user.target.wants/tonearm.service")
     assert root.exists("/etc/systemd/system/sockets.target.wants/tonearm.socket")
+    if toolchain:
+        assert root.run(f"ls -A {toolchain[0]}").stdout == ""
     # The installed units name files that exist there (ExecStart=, the man pages of Documentation=).
     verified = root.run("systemd-analyze verify /lib/systemd/system/tonearm.socket /lib/systemd/system/tonearm.service")
     assert verified.stderr == ""

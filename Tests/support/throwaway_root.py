@@ -17,7 +17,10 @@ from pathlib import Path
 
 
 class ThrowawayRoot:
-    def __init__(self, base: Path):
+    def __init__(self, base: Path, hidden: tuple[Path, ...] = ()):
+        """`hidden`: folders of this machine that the root shows empty (an empty tmpfs over
+        each), such as the Swift toolchain's, to stand for a machine without them."""
+        self.hidden = hidden
         self.upper = base / "upper"
         self.work = base / "work"
         self.mountpoint = base / "root"
@@ -34,7 +37,8 @@ class ThrowawayRoot:
             f"mount --rbind /sys {root}/sys\n"
             f"mount -t tmpfs tmpfs {root}/run\n"
             f"mount -t tmpfs tmpfs {root}/tmp\n"
-            'command=$1\nshift\n'
+            + "".join(f"mount -t tmpfs tmpfs {root}{folder}\n" for folder in self.hidden)
+            + 'command=$1\nshift\n'
             f'exec chroot {root} /bin/sh -c "$command" "$@"\n'
         )
 
