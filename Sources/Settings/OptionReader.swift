@@ -93,6 +93,7 @@ struct OptionReader {
         case "audio_output_format": configuration.audioOutputFormat = p.value.isEmpty ? nil : p.value
         case "audio_buffer_size": configuration.audioBufferSize = try p.kibibytes()
         case "replaygain": configuration.replayGain = try p.choice(of: ReplayGainMode.self)
+        case "shuffle_mode": configuration.shuffleMode = try p.choice(of: ShuffleMode.self)
         case "replaygain_preamp": configuration.replayGainPreamp = try p.decibels()
         case "replaygain_missing_preamp": configuration.replayGainMissingPreamp = try p.decibels()
         case "replaygain_limit": configuration.replayGainLimit = try p.boolean()

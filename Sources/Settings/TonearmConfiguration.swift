@@ -74,6 +74,8 @@ package struct TonearmConfiguration: Sendable, Equatable {
     package var audioBufferSize = 8192 * 1024
     /// `replaygain`.
     package var replayGain: ReplayGainMode = .off
+    /// `shuffle_mode` (Tonearm's): what `random 1` shuffles until a client chooses.
+    package var shuffleMode: ShuffleMode = .songs
     /// `replaygain_preamp` in dB (−15…15).
     package var replayGainPreamp = 0.0
     /// `replaygain_missing_preamp` in dB (−15…15), for songs without replay gain tags.

@@ -19,7 +19,7 @@ struct CommandTableTests {
                 "findadd", "searchadd", "clearerror", "currentsong",
                 "next", "pause", "play", "playid", "previous", "seek", "seekcur", "seekid", "stop",
                 "consume", "crossfade", "getvol", "mixrampdb", "mixrampdelay", "random", "repeat", "replay_gain_mode",
-                "replay_gain_status", "setvol", "single", "volume",
+                "replay_gain_status", "setvol", "shufflemode", "single", "volume",
                 "add", "addid", "addtagid", "clear", "cleartagid", "delete", "deleteid", "move", "moveid", "prio",
                 "prioid", "rangeid", "shuffle", "swap", "swapid",
                 "playlist", "playlistfind", "playlistid", "playlistinfo", "playlistsearch", "plchanges",

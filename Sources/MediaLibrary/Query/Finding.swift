@@ -75,7 +75,7 @@ extension Library {
             let sorted = indexed.sorted { a, b in
                 let order: Int
                 if numeric {
-                    let x = WalkOrder.leadingNumber(a.1.value), y = WalkOrder.leadingNumber(b.1.value)
+                    let x = TagNumber.leading(a.1.value), y = TagNumber.leading(b.1.value)
                     order = x == y ? 0 : (x < y ? -1 : 1)
                 } else {
                     order = a.1.value == b.1.value ? 0 : (ByteOrder.precedes(a.1.value, b.1.value) ? -1 : 1)

@@ -33,7 +33,7 @@ enum WalkOrder {
         while let row = try songRows.next() {
             let uri: String = row[2]
             let key = SongKey(
-                id: row[0], album: row[3], disc: leadingNumber(row[4]), track: leadingNumber(row[5]),
+                id: row[0], album: row[3], disc: TagNumber.leading(row[4]), track: TagNumber.leading(row[5]),
                 name: String(uri.split(separator: "/").last ?? "")
             )
             songs[row[1], default: []].append(key)
@@ -90,21 +90,6 @@ enum WalkOrder {
         if a <= 0 { return b <= 0 ? 0 : -1 }
         if b <= 0 { return 1 }
         return a < b ? -1 : (a > b ? 1 : 0)
-    }
-
-    /// The number `strtol` reads at the start of `text` (`3/12` gives 3), or 0.
-    static func leadingNumber(_ text: String?) -> Int {
-        guard let text else { return 0 }
-        var digits = Substring(text.drop(while: { $0 == " " }))
-        var sign = 1
-        if digits.first == "-" {
-            sign = -1
-            digits = digits.dropFirst()
-        } else if digits.first == "+" {
-            digits = digits.dropFirst()
-        }
-        let number = digits.prefix(while: { $0.isASCII && $0.isNumber }).prefix(18)
-        return (Int(number) ?? 0) * sign
     }
 }
 

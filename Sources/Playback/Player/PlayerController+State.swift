@@ -1,4 +1,5 @@
 package import MusicModel
+import Settings
 
 extension PlayerController {
     /// What the state file should hold now.
@@ -16,6 +17,7 @@ extension PlayerController {
             saved.current = status.current?.position
             saved.elapsed = status.elapsed ?? 0
             saved.random = core.queue.random
+            saved.shuffleMode = core.queue.shuffleMode == core.configuredShuffleMode ? nil : core.queue.shuffleMode
             saved.repeatMode = core.queue.repeatMode
             saved.single = core.queue.single
             saved.consume = core.queue.consume
@@ -39,7 +41,8 @@ extension PlayerController {
         let status = self.status
         return [
             Int(status.queueVersion), status.current?.position ?? -1,
-            status.random ? 1 : 0, status.repeatMode ? 1 : 0, status.single.hashValue, status.consume.hashValue,
+            status.random ? 1 : 0, status.shuffleMode == .albums ? 1 : 0, status.repeatMode ? 1 : 0,
+            status.single.hashValue, status.consume.hashValue,
             status.crossfade, status.volume ?? -1, status.state.hashValue,
             // Bit patterns: a client may set any float (`mixrampdb -1e30`, `nan`), which
             // `Int(_:)` traps on.
@@ -83,6 +86,7 @@ extension PlayerController {
                     core.queue.setRange(position: position, entry.range)
                 }
             }
+            if let mode = saved.shuffleMode { core.queue.shuffleMode = mode }
             if saved.random { core.setRandom(true) }
             guard !core.queue.isEmpty else {
                 core.queue.incrementVersion()

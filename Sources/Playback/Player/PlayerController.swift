@@ -21,6 +21,8 @@ package final class PlayerController: Sendable {
     ///   - maximumLength: `max_playlist_length`.
     ///   - hasMixer: whether an output has a (software) mixer, so that volume is available.
     ///   - replayGainMode: the mode at start (`replaygain`; MPD keeps it out of the state file).
+    ///   - shuffleMode: what random mode shuffles until a client or the state file says
+    ///     otherwise (`shuffle_mode`).
     ///   - path: maps a song URI to its file.
     ///   - notify: receives the idle events of every change.
     ///   - listened: told, after the lock is released, of each song that stopped being the
@@ -33,6 +35,7 @@ package final class PlayerController: Sendable {
         pipeline: any AudioPipeline,
         hasMixer: Bool,
         replayGainMode: ReplayGainMode = .off,
+        shuffleMode: ShuffleMode = .songs,
         seed: UInt64? = nil,
         path: @escaping @Sendable (String) -> String,
         notify: @escaping @Sendable (IdleSubsystems) -> Void,
@@ -46,6 +49,8 @@ package final class PlayerController: Sendable {
             queue: Queue(maximumLength: maximumLength, seed: seed), pipeline: pipeline,
             volume: hasMixer ? 100 : nil, path: path)
         core.replayGainMode = replayGainMode
+        core.queue.shuffleMode = shuffleMode
+        core.configuredShuffleMode = shuffleMode
         core.applyReplayGainMode()
         self.core = Mutex(core)
         pipeline.setEventHandler { [weak self] generation, event in
@@ -102,6 +107,7 @@ package final class PlayerController: Sendable {
             let state = core.state
             var status = PlayerStatus(
                 volume: core.volume, repeatMode: core.queue.repeatMode, random: core.queue.random,
+                shuffleMode: core.queue.shuffleMode,
                 single: core.queue.single, consume: core.queue.consume, queueVersion: core.queue.version,
                 queueLength: core.queue.count, mixRampDB: core.mixRampDB, state: state,
                 lastLoadedPlaylist: core.lastLoadedPlaylist, crossfade: core.crossfade, mixRampDelay: core.mixRampDelay,
@@ -181,6 +187,8 @@ package final class PlayerController: Sendable {
 
     /// `random 0|1`.
     package func setRandom(_ on: Bool) { update { $0.setRandom(on) } }
+    /// `shufflemode off|songs|albums`: `nil` turns random off and keeps the mode.
+    package func setShuffle(_ mode: ShuffleMode?) { update { $0.setShuffle(mode) } }
     /// `repeat 0|1`.
     package func setRepeat(_ on: Bool) { update { $0.setRepeat(on) } }
     /// `single 0|1|oneshot`.
@@ -316,6 +324,8 @@ package struct PlayerStatus: Sendable {
     package var repeatMode: Bool
     /// `random`.
     package var random: Bool
+    /// What random mode shuffles, on or off (`shufflemode`).
+    package var shuffleMode: ShuffleMode
     /// `single`.
     package var single: SingleMode
     /// `consume`.

@@ -1,15 +1,19 @@
 import MusicModel
+import Settings
 
 /// Queue edits that keep the current and queued songs right (MPD's `PlaylistEdit.cxx`).
 extension PlayerCore {
-    /// Appends a song; in random mode it is shuffled into the part not played yet.
+    /// Appends a song; in random mode it is shuffled into the part not played yet: after the
+    /// song queued to play next, or in album shuffle after the current one, so that a song of
+    /// the playing album joins it even when the next song is already queued.
     /// - Throws: ``QueueError/tooLarge`` when the queue is full.
     mutating func append(_ song: Song) throws(QueueError) -> Int {
         guard !queue.isFull else { throw .tooLarge }
         let previous = queuedSongID
         let id = queue.append(song)
         if queue.random {
-            let start = (queued ?? current ?? -1) + 1
+            let after = queue.shuffleMode == .albums ? current : (queued ?? current)
+            let start = (after ?? -1) + 1
             if start < queue.count { queue.shuffleOrderLastWithPriority(start..<queue.count) }
         }
         updateQueuedSong(previous: previous)
@@ -255,6 +259,7 @@ extension PlayerCore {
             queue.shuffleOrder()
             if let position {
                 current = queue.moveOrder(from: queue.orderIndex(ofPosition: position), to: 0)
+                queue.gatherAlbum(afterOrder: 0)
             } else {
                 current = nil
             }
@@ -265,6 +270,17 @@ extension PlayerCore {
         updateQueuedSong(previous: previous)
         applyReplayGainMode()
         events.insert(.options)
+    }
+
+    /// `shufflemode`: random on with `mode` (reshuffled when the mode changes while on), or off
+    /// for `nil`, which keeps the mode for the next `random 1`.
+    mutating func setShuffle(_ mode: ShuffleMode?) {
+        guard let mode else { return setRandom(false) }
+        guard mode != queue.shuffleMode else { return setRandom(true) }
+        let wasRandom = queue.random
+        if wasRandom { setRandom(false) }
+        queue.shuffleMode = mode
+        setRandom(true)
     }
 
     /// `repeat`.

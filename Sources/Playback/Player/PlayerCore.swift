@@ -31,6 +31,9 @@ struct PlayerCore: Sendable {
     /// The partition's replay gain mode as the client set it (`auto` included); the
     /// pipeline gets the mode in effect (``applyReplayGainMode()``).
     var replayGainMode: ReplayGainMode = .off
+    /// The shuffle mode the configuration chose (`shuffle_mode`): the state file names the
+    /// mode only when it differs, so that with the default it stays MPD's file to the byte.
+    var configuredShuffleMode = ShuffleMode.songs
     /// The software volume, or `nil` when no output has a mixer.
     var volume: Int?
     var lastLoadedPlaylist = ""
@@ -153,9 +156,13 @@ struct PlayerCore: Sendable {
         var next: Int? = 0
         if let current { next = queue.nextOrder(after: current) }
         if next == 0 && queue.random && queue.single == .off, let position = currentPosition {
-            // A full round is over: reshuffle so the next round plays in another order.
+            // A full round is over: reshuffle so the next round plays in another order. Album
+            // shuffle puts the playing album last, so that the new round starts after it
+            // whether the song ends or `next` skips it.
             queue.shuffleOrder()
-            current = queue.orderIndex(ofPosition: position)
+            current =
+                queue.shuffleMode == .albums
+                ? queue.moveAlbumToEnd(ofPosition: position) : queue.orderIndex(ofPosition: position)
         }
         let nextID = next.map { queue.id(atOrder: $0) }
         if previous != nil && nextID != previous {
@@ -205,15 +212,29 @@ struct PlayerCore: Sendable {
         }
         if queue.random {
             if position != nil { index = queue.orderIndex(ofPosition: index) }
-            if !playing { current = 0 }
-            // Swap the chosen song into the current place so the rest of the round stays as planned.
-            queue.swapOrders(index, current!)
-            index = current!
+            if queue.shuffleMode == .albums {
+                index = queue.moveOrder(from: index, to: albumShufflePlace(forChosen: index))
+                queue.gatherAlbum(afterOrder: index)
+            } else {
+                if !playing { current = 0 }
+                // Swap the chosen song into the current place so the rest of the round stays as planned.
+                queue.swapOrders(index, current!)
+                index = current!
+            }
         }
         stopOnError = false
         errorCount = 0
         leaveForUserChoice(atOrder: index)
         playOrder(index)
+    }
+
+    /// Where a song chosen with `play` goes in album shuffle: first when nothing plays, else
+    /// right after the current song, which stays among the played ones. A move, not the swap
+    /// of song shuffle, which would split the album whose song took the chosen one's place.
+    private func albumShufflePlace(forChosen index: Int) -> Int {
+        guard playing, let current else { return 0 }
+        if index > current { return current + 1 }
+        return current
     }
 
     /// `playid [ID]`.

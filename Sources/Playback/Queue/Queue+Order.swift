@@ -1,3 +1,5 @@
+import Settings
+
 /// Random play order and priorities (MPD's `Queue::Shuffle*` and `SetPriority`).
 ///
 /// In random mode the play order is grouped by descending priority and shuffled within each
@@ -11,9 +13,10 @@ extension Queue {
     package mutating func shuffleOrder() { shuffleOrderWithPriority(0..<items.count) }
 
     /// Sorts `range` of the play order by descending priority (stably), then shuffles each
-    /// group of equal priority.
+    /// group of equal priority; in album shuffle, by album (``shuffleAlbums(_:)``).
     mutating func shuffleOrderWithPriority(_ range: Range<Int>) {
         guard !range.isEmpty else { return }
+        if shuffleMode == .albums { return shuffleAlbums(range) }
         let sorted = order[range].enumerated().sorted { left, right in
             let (a, b) = (items[left.element].priority, items[right.element].priority)
             return a != b ? a > b : left.offset < right.offset
@@ -35,6 +38,7 @@ extension Queue {
     /// Moves the last place of `range` (a song just added) to a random place among the songs
     /// of its own priority, so that a new song lands somewhere in the unplayed part.
     package mutating func shuffleOrderLastWithPriority(_ range: Range<Int>) {
+        if shuffleMode == .albums { return placeLastInAlbums(range) }
         var start = range.lowerBound
         let last = range.upperBound - 1
         let lastPriority = priority(atOrder: last)
@@ -79,6 +83,10 @@ extension Queue {
         items[position].version = version
         items[position].priority = priority
         guard random && reorder else { return true }
+        if shuffleMode == .albums {
+            bringAlbumForward(position: position, oldPriority: old, after: current)
+            return true
+        }
 
         let index = orderIndex(ofPosition: position)
         if let current {

@@ -1,4 +1,5 @@
 package import MusicModel
+package import Settings
 
 /// The play queue ("current playlist"): entries in position order, a play order, ids, versions
 /// and the playback modes that decide which entry follows which (MPD's `Queue`).
@@ -31,6 +32,9 @@ package struct Queue: Sendable {
     /// `random`: whether ``order`` is shuffled. Set through the player, which keeps the
     /// current song in place.
     package internal(set) var random = false
+    /// What random mode shuffles; kept while random is off, so that `random 1` turns on the
+    /// mode last chosen. Set through the player, which reorders the queue.
+    package internal(set) var shuffleMode = ShuffleMode.songs
 
     /// Id → position, −1 for an id not in use. It grows with the highest id given out, which
     /// stays below `idLimit`.

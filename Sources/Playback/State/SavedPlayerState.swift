@@ -1,4 +1,5 @@
 package import MusicModel
+package import Settings
 
 /// What the state file keeps of a player: the queue, the position in it and the modes
 /// (MPD's `playlist_state_save`, the software volume and the output states).
@@ -32,6 +33,9 @@ package struct SavedPlayerState: Sendable, Equatable {
     package var elapsed: Double = 0
     /// `random`.
     package var random = false
+    /// `shufflemode` (Tonearm's line, which MPD skips); `nil` in a file without it, which
+    /// means the configured mode.
+    package var shuffleMode: ShuffleMode?
     /// `repeat`.
     package var repeatMode = false
     /// `single`.
@@ -55,7 +59,8 @@ package struct SavedPlayerState: Sendable, Equatable {
     package static func == (a: SavedPlayerState, b: SavedPlayerState) -> Bool {
         a.softwareVolume == b.softwareVolume && a.outputs.map(\.name) == b.outputs.map(\.name)
             && a.outputs.map(\.enabled) == b.outputs.map(\.enabled) && a.state == b.state && a.current == b.current
-            && a.elapsed == b.elapsed && a.random == b.random && a.repeatMode == b.repeatMode && a.single == b.single
+            && a.elapsed == b.elapsed && a.random == b.random && a.shuffleMode == b.shuffleMode
+            && a.repeatMode == b.repeatMode && a.single == b.single
             && a.consume == b.consume && a.crossfade == b.crossfade && a.mixRampDB == b.mixRampDB
             && a.mixRampDelay == b.mixRampDelay && a.lastLoadedPlaylist == b.lastLoadedPlaylist
             && a.entries == b.entries

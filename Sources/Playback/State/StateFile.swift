@@ -1,6 +1,7 @@
 import Foundation
 import MusicModel
 package import Platform
+import Settings
 
 /// Reads and writes MPD's state file (`state_file`), so that a user moving from MPD keeps the
 /// queue and the position, and a restart of Tonearm does too.
@@ -17,6 +18,9 @@ package enum StateFile {
         if let current = state.current { lines.append("current: \(current)") }
         if state.state != .stop { lines.append("time: \(shortest(state.elapsed))") }
         lines.append("random: \(state.random ? 1 : 0)")
+        // MPD's reader skips lines it does not know within the playlist state, so it still
+        // reads this file.
+        if let mode = state.shuffleMode { lines.append("shufflemode: \(mode.rawValue)") }
         lines.append("repeat: \(state.repeatMode ? 1 : 0)")
         lines.append("single: \(state.single.rawValue)")
         lines.append("consume: \(state.consume.rawValue)")
@@ -83,6 +87,7 @@ package enum StateFile {
             case "current": state.current = Int(value).flatMap { $0 >= 0 ? $0 : nil }
             case "time": state.elapsed = max(0, Double(value) ?? 0)
             case "random": state.random = value == "1"
+            case "shufflemode": state.shuffleMode = ShuffleMode(rawValue: String(value))
             case "repeat": state.repeatMode = value == "1"
             // MPD 0.23 writes the mode's number (`(int)queue.single`), so oneshot is `2`, which
             // no MPD reads back (MPD issue #1853; 0.24 writes `oneshot`). It meant oneshot.

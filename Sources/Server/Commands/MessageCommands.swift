@@ -44,16 +44,21 @@ enum MessageCommands {
         return .ok
     }
 
-    /// `sendmessage CHANNEL TEXT`: to every subscriber in the partition, the sender included.
+    /// `sendmessage CHANNEL TEXT`: to every subscriber in the partition, the sender included;
+    /// on the `tonearm` channel the server also runs the text as one of its own commands
+    /// (``ServerChannel``).
     /// - Throws: ACK 2 `invalid channel name`; ACK 50 `nobody is subscribed to this channel`
     ///   also when every subscriber's queue was full.
-    static func sendMessage(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
+    static func sendMessage(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         let channel = invocation.arguments[0]
         guard ChannelRegistry.isValidChannelName(channel) else { throw MPDError(.argument, "invalid channel name") }
+        if channel == ServerChannel.name { try await ServerChannel.perform(invocation.arguments[1], for: &invocation) }
         let sent = invocation.server.channels.send(
             invocation.arguments[1], on: channel,
             partition: invocation.session.partition)
-        guard sent else { throw MPDError(.noExist, "nobody is subscribed to this channel") }
+        guard sent || channel == ServerChannel.name else {
+            throw MPDError(.noExist, "nobody is subscribed to this channel")
+        }
         return .ok
     }
 }

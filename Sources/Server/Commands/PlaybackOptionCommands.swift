@@ -32,6 +32,7 @@ enum PlaybackOptionCommands {
             invocation.player.setRandom(try Arguments.boolean(invocation.arguments[0]))
             return .ok
         },
+        CommandDefinition("shufflemode", permission: .player, arguments: .exactly(1), handler: shuffleMode),
         CommandDefinition("repeat", permission: .player, arguments: .exactly(1)) { invocation in
             invocation.player.setRepeat(try Arguments.boolean(invocation.arguments[0]))
             return .ok
@@ -72,4 +73,19 @@ enum PlaybackOptionCommands {
             return .ok
         },
     ]
+
+    /// `shufflemode off|songs|albums` (Tonearm's; MPD has only song shuffle): random off, or
+    /// on with that mode. `random 1` turns on the mode last chosen, so that every client's
+    /// shuffle button keeps it; `status` says `shufflemode: albums` while that is the mode.
+    static func shuffleMode(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
+        let argument = invocation.arguments[0]
+        if argument == "off" {
+            invocation.player.setShuffle(nil)
+        } else if let mode = ShuffleMode(rawValue: argument) {
+            invocation.player.setShuffle(mode)
+        } else {
+            throw MPDError(.argument, "Unrecognized shuffle mode, expected off, songs, or albums")
+        }
+        return .ok
+    }
 }

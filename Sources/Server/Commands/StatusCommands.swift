@@ -59,6 +59,9 @@ enum StatusCommands {
             response.append("nextsong", next.position)
             response.append("nextsongid", next.id)
         }
+        // Tonearm's line, last and only for the mode MPD lacks, so that with song shuffle the
+        // answer is MPD's to the byte.
+        if status.shuffleMode == .albums { response.append("shufflemode", status.shuffleMode.rawValue) }
         invocation.response = response
         return .ok
     }

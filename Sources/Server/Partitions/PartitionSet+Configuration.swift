@@ -29,6 +29,7 @@ extension PartitionSet {
                 pipeline: pipeline,
                 hasMixer: pipeline.hasMixer,
                 replayGainMode: configuration.replayGain,
+                shuffleMode: configuration.shuffleMode,
                 path: { uri in library?.absolutePath(of: uri) ?? musicDirectory + "/" + uri },
                 notify: { [idleBus] events in idleBus.emit(events, partition: name) },
                 listened: { listening in playStatistics?.record(listening) }
