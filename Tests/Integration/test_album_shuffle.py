@@ -296,3 +296,27 @@ def test_permissions_and_commands(make_tonearm, albums_library):
         assert "command: shufflemode" in c.command("commands")
         assert c.command('sendmessage tonearm "shufflemode albums"') == ["OK"]
         assert status(c)["shufflemode"] == "albums"
+
+
+def test_real_playback_plays_albums_whole(server):
+    """Played in real time (the null output is paced), as `mpc` starts it: the songs start
+    album by album, each in its order, and `mpc playlist` still shows the queue in the order it
+    was added (shuffle changes the play order, not the queue)."""
+    import time
+    tonearm = server()
+    listed = mpc_out(tonearm, "playlist", "-f", "%file%").splitlines()
+    assert mpc(tonearm, "sendmessage", "tonearm", "shufflemode albums").returncode == 0
+    mpc_out(tonearm, "play")
+    started = []
+    with tonearm.connect() as c:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            now = status(c)
+            if now["state"] == "stop":
+                break
+            song = current_file(c)
+            if not started or started[-1] != song:
+                started.append(song)
+            time.sleep(0.05)
+    assert_albums_whole(started, 13)
+    assert mpc_out(tonearm, "playlist", "-f", "%file%").splitlines() == listed
