@@ -32,7 +32,7 @@ BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswr
 DEB_PACKAGES   := dpkg-dev binutils
 TEST_PACKAGES  := $(BUILD_PACKAGES) python3 python3-pytest python3-mpd mpd mpc ffmpeg groff-base systemd \
                   avahi-daemon avahi-utils dbus iproute2 ncmpcpp ncmpc tmux snapserver snapclient \
-                  $(DEB_PACKAGES) lintian
+                  pulseaudio pulseaudio-utils libasound2-plugins $(DEB_PACKAGES) lintian
 
 # Installs the packages named in $(1) that dpkg does not have yet.
 define apt_install

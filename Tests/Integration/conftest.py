@@ -42,14 +42,14 @@ def server(request, tmp_path):
 
 @pytest.fixture(params=["tonearm", "mpd"])
 def make_server(request, tmp_path):
-    """Like `server`, for rules that need configuration: `make(extra_config)` starts Tonearm or
+    """Like `server`, for rules that need configuration: `make(extra_config, output)` starts Tonearm or
     Debian's MPD (one test run each; `kind` is "tonearm" or "mpd") with those lines added to
     its configuration, and may be called more than once. Every server is stopped at the end."""
     started = []
 
-    def make(extra_config: str = ""):
+    def make(extra_config: str = "", output: str | None = None):
         kind = TonearmServer if request.param == "tonearm" else MPDServer
-        server = kind(tmp_path / f"{request.param}{len(started)}", extra_config=extra_config)
+        server = kind(tmp_path / f"{request.param}{len(started)}", extra_config=extra_config, output=output)
         server.kind = request.param
         started.append(server)
         return server.start()

@@ -7,6 +7,8 @@ import re
 import subprocess
 import threading
 
+from support.processes import terminate
+
 # mpc's status line shows elapsed/duration and a percentage; while a song plays they move on
 # between the command and the print, so tests compare a placeholder where the clock runs.
 RUNNING_TIME = re.compile(r"(\[playing\] #\d+/\d+ +)\d+:\d\d/(\d+:\d\d) \(\d+%\)")
@@ -93,13 +95,7 @@ class LineReader:
         return self.process.wait(timeout=timeout)
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        terminate(self.process)
 
     def __enter__(self):
         return self

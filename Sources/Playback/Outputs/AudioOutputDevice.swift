@@ -87,4 +87,8 @@ package protocol HardwareMixer: AnyObject, Sendable {
     func volume() throws(OutputError) -> Int
     /// Sets the volume, 0…100 (`setvol`, `volume`).
     func setVolume(_ volume: Int) throws(OutputError)
+    /// Calls `listener` with the volume whenever it changes, also when something outside
+    /// Tonearm changed it (`alsamixer`, the desktop's volume slider, `pactl`), as MPD's ALSA
+    /// mixer reports such changes to its clients.
+    func onChange(_ listener: @escaping @Sendable (Int) -> Void)
 }

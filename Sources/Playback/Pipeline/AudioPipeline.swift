@@ -109,4 +109,22 @@ package protocol AudioPipeline: AnyObject, Sendable {
     var status: PipelineStatus { get }
     /// The seconds actually played since start, for `stats`' `playtime`.
     var playedSeconds: Double { get }
+    /// The volume of the first hardware mixer among the outputs this pipeline holds, read from
+    /// the device; `nil` without one.
+    func hardwareVolume() -> Int?
+    /// Sets the software volume alone, leaving the hardware mixers where they are (the state
+    /// file's `sw_volume`, which MPD restores to its software mixers only).
+    func setSoftwareVolume(_ level: Int)
+    /// Where the volume of a hardware mixer of an output this pipeline holds goes when it
+    /// changes, also from outside Tonearm; called on the mixer's watcher thread.
+    func setMixerHandler(_ handler: @escaping @Sendable (Int) -> Void)
+}
+
+extension AudioPipeline {
+    /// No hardware mixer.
+    package func hardwareVolume() -> Int? { nil }
+    /// Without hardware mixers, the software volume is the volume.
+    package func setSoftwareVolume(_ level: Int) { setVolume(level) }
+    /// No hardware mixer to watch.
+    package func setMixerHandler(_ handler: @escaping @Sendable (Int) -> Void) {}
 }

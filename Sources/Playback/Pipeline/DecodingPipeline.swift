@@ -154,6 +154,31 @@ package final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         for (output, isHeld) in zip(outputs, held) where isHeld { try? output.mixer?.setVolume(level) }
     }
 
+    /// The first held output's hardware volume, read from the device.
+    package func hardwareVolume() -> Int? {
+        let held = transport.withLock { (0..<outputs.count).map { transport.outputs[$0].attached } }
+        for (output, isHeld) in zip(outputs, held) where isHeld {
+            if let mixer = output.mixer, let volume = try? mixer.volume() { return volume }
+        }
+        return nil
+    }
+
+    /// Sets the level the software mixers scale by; the hardware mixers keep theirs.
+    package func setSoftwareVolume(_ level: Int) {
+        settings.withLock { $0.volume = level }
+    }
+
+    /// Hears every hardware mixer's changes and passes on those of the outputs this pipeline
+    /// holds now (an output moved to another partition reports to that one).
+    package func setMixerHandler(_ handler: @escaping @Sendable (Int) -> Void) {
+        for (index, output) in outputs.enumerated() {
+            output.mixer?.onChange { [weak self] volume in
+                guard let self, self.transport.withLock({ self.transport.outputs[index].attached }) else { return }
+                handler(volume)
+            }
+        }
+    }
+
     /// Sets the replay gain mode in effect. The gain is applied as songs are decoded, so what
     /// is already buffered plays on at the gain it was decoded with.
     package func setReplayGainMode(_ mode: ReplayGainMode) {

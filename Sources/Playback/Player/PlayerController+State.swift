@@ -65,8 +65,15 @@ extension PlayerController {
                 if core.volume != nil { core.events.insert(.mixer) }
             }
             if core.volume != nil {
-                core.volume = saved.softwareVolume
-                core.pipeline.setVolume(saved.softwareVolume)
+                // `sw_volume` is the software mixer's, as in MPD: a hardware mixer keeps the
+                // level the device has, which is what `status` shows.
+                if let hardware = core.pipeline.hardwareVolume() {
+                    core.volume = hardware
+                    core.pipeline.setSoftwareVolume(saved.softwareVolume)
+                } else {
+                    core.volume = saved.softwareVolume
+                    core.pipeline.setVolume(saved.softwareVolume)
+                }
             }
             core.queue.repeatMode = saved.repeatMode
             core.queue.single = saved.single

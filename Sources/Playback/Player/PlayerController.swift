@@ -45,9 +45,11 @@ package final class PlayerController: Sendable {
         self.pipeline = pipeline
         self.notify = notify
         self.listened = listened
+        // A hardware mixer's level is the device's (MPD reads it from the mixer); a software
+        // mixer starts at full volume.
         var core = PlayerCore(
             queue: Queue(maximumLength: maximumLength, seed: seed), pipeline: pipeline,
-            volume: hasMixer ? 100 : nil, path: path)
+            volume: hasMixer ? (pipeline.hardwareVolume() ?? 100) : nil, path: path)
         core.replayGainMode = replayGainMode
         core.queue.shuffleMode = shuffleMode
         core.configuredShuffleMode = shuffleMode
@@ -55,6 +57,9 @@ package final class PlayerController: Sendable {
         self.core = Mutex(core)
         pipeline.setEventHandler { [weak self] generation, event in
             self?.update { core in core.handle(event, generation: generation) }
+        }
+        pipeline.setMixerHandler { [weak self] volume in
+            self?.update { core in core.hardwareVolumeChanged(to: volume) }
         }
     }
 
@@ -243,12 +248,18 @@ package final class PlayerController: Sendable {
 
     /// Whether the partition has a mixer now: an output with one moved in or out
     /// (`moveoutput`). Without one, `status` shows no volume and `setvol` fails; an output
-    /// that brings one starts at full volume.
+    /// that brings a software mixer starts at full volume, one with a hardware mixer at the
+    /// device's level.
     package func setMixerAvailable(_ available: Bool) {
         update { core in
             guard available != (core.volume != nil) else { return }
-            core.volume = available ? 100 : nil
-            if available { core.pipeline.setVolume(100) }
+            guard available else { return core.volume = nil }
+            if let hardware = core.pipeline.hardwareVolume() {
+                core.volume = hardware
+            } else {
+                core.volume = 100
+                core.pipeline.setVolume(100)
+            }
         }
     }
 

@@ -142,6 +142,15 @@ struct PlayerCore: Sendable {
         updateQueuedSong(previous: nil)
     }
 
+    /// A hardware mixer of the partition's outputs reports a level: `status` shows it, and
+    /// clients hear idle `mixer` when it differs from what they last saw (someone turned the
+    /// card's volume outside Tonearm).
+    mutating func hardwareVolumeChanged(to level: Int) {
+        guard let volume, volume != level else { return }
+        self.volume = level
+        events.insert(.mixer)
+    }
+
     /// A song's priority drops to 0 once it starts.
     mutating func songStarted() {
         guard let current else { return }

@@ -39,6 +39,8 @@ final class ALSAMixer: HardwareMixer {
     }
 
     private let state = Mutex(Handle())
+    /// Who hears of volume changes (``onChange(_:)``), and the volume they last heard.
+    private let listeners = Mutex((calls: [@Sendable (Int) -> Void](), last: -1))
 
     /// A mixer for `control` (nil: `PCM`, then `Master`) on `device`.
     init(device: String, control: String?, index: Int) {
@@ -97,6 +99,33 @@ final class ALSAMixer: HardwareMixer {
         }
     }
 
+    /// Adds a listener; the first starts the thread that waits for the control's events
+    /// (``ALSAMixerWatcher``).
+    func onChange(_ listener: @escaping @Sendable (Int) -> Void) {
+        let first = listeners.withLock { listeners in
+            listeners.calls.append(listener)
+            return listeners.calls.count == 1
+        }
+        if first { ALSAMixerWatcher.start(device: device, mixer: self) }
+    }
+
+    /// Tells the listeners the volume of `element` (the watcher's own handle on the control,
+    /// which has just taken the event), if it is not what they heard last. A level that is
+    /// what the last `setvol` left counts as the level asked for, as `volume()` answers, so
+    /// that a control that rounded it is not reported as a change.
+    func reportVolume(of element: OpaquePointer) {
+        let read = ALSAVolumeMapping.percent(Self.normalizedVolume(element))
+        let volume = state.withLock { handle in
+            handle.resulting >= 0 && read == handle.resulting ? handle.desired : read
+        }
+        let calls = listeners.withLock { listeners -> [@Sendable (Int) -> Void] in
+            guard listeners.last != volume else { return [] }
+            listeners.last = volume
+            return listeners.calls
+        }
+        for call in calls { call(volume) }
+    }
+
     /// Releases the mixer handle; the next call opens it again.
     func close() {
         state.withLock { Self.close(&$0) }
@@ -105,36 +134,46 @@ final class ALSAMixer: HardwareMixer {
     /// Opens the mixer and finds the element, unless that is done (MPD's `AlsaMixer::Open`).
     private func open(_ handle: inout Handle) throws(OutputError) -> OpaquePointer {
         if let element = handle.element { return element }
-        tonearm_alsa_silence_errors()
-        var opened: OpaquePointer?
-        var err = snd_mixer_open(&opened, 0)
-        guard err >= 0, let mixer = opened else { throw .alsa("snd_mixer_open() failed", err) }
+        let mixer = try Self.openMixer(device: device)
         handle.mixer = mixer
-        err = snd_mixer_attach(mixer, device)
-        if err < 0 {
+        guard let element = element(in: mixer) else {
             Self.close(&handle)
-            throw .alsa("failed to attach to \(device)", err)
-        }
-        err = snd_mixer_selem_register(mixer, nil, nil)
-        if err < 0 {
-            Self.close(&handle)
-            throw .alsa("snd_mixer_selem_register() failed", err)
-        }
-        err = snd_mixer_load(mixer)
-        if err < 0 {
-            Self.close(&handle)
-            throw .alsa("snd_mixer_load() failed", err)
-        }
-        let names = control.map { [$0] } ?? ["PCM", "Master"]
-        guard let element = names.lazy.compactMap({ Self.element(named: $0, index: self.index, in: mixer) }).first
-        else {
-            Self.close(&handle)
-            throw OutputError("no such mixer control: \(names[0])")
+            throw OutputError("no such mixer control: \(control ?? "PCM")")
         }
         handle.element = element
         handle.desired = -1
         handle.resulting = -1
         return element
+    }
+
+    /// The configured element in `mixer`: `mixer_control`, or `PCM`, then `Master`.
+    func element(in mixer: OpaquePointer) -> OpaquePointer? {
+        let names = control.map { [$0] } ?? ["PCM", "Master"]
+        return names.lazy.compactMap({ Self.element(named: $0, index: self.index, in: mixer) }).first
+    }
+
+    /// A simple-mixer handle on `device` with its elements loaded.
+    static func openMixer(device: String) throws(OutputError) -> OpaquePointer {
+        tonearm_alsa_silence_errors()
+        var opened: OpaquePointer?
+        var err = snd_mixer_open(&opened, 0)
+        guard err >= 0, let mixer = opened else { throw .alsa("snd_mixer_open() failed", err) }
+        // MPD's messages, step by step.
+        var failed = "failed to attach to \(device)"
+        err = snd_mixer_attach(mixer, device)
+        if err >= 0 {
+            failed = "snd_mixer_selem_register() failed"
+            err = snd_mixer_selem_register(mixer, nil, nil)
+        }
+        if err >= 0 {
+            failed = "snd_mixer_load() failed"
+            err = snd_mixer_load(mixer)
+        }
+        if err < 0 {
+            snd_mixer_close(mixer)
+            throw .alsa(failed, err)
+        }
+        return mixer
     }
 
     private static func close(_ handle: inout Handle) {
