@@ -16,12 +16,12 @@ code of theirs is here). They are played by the conformance runner's engine
 - binary chunks are compared by length and SHA-256.
 
 Added here, for M.A.L.P.'s now-playing poll (a `status` a few milliseconds after `play`):
-`elapsed` and `bitrate` are masked, as they are clock readings too, and `audio:` lines are
-dropped, as MPD prints that line only once its decoder has opened the file, which it may not
-have done yet (test_player.py checks all three while a song plays). Nothing else is
-normalised: song ids, queue versions and output ids come out the same on both servers, which
-start from an empty queue. Each app gets a fresh pair of servers, as the replays edit the
-queue, a stored playlist, stickers and outputs.
+`elapsed`, `bitrate` and the elapsed half of `time` are masked, as they are clock readings too,
+and `audio:` lines are dropped, as MPD prints that line only once its decoder has opened the
+file, which it may not have done yet (test_player.py checks all three while a song plays).
+Nothing else is normalised: song ids, queue versions and output ids come out the same on both
+servers, which start from an empty queue. Each app gets a fresh pair of servers, as the replays
+edit the queue, a stored playlist, stickers and outputs.
 
 Every remaining difference must be explained by an entry of replays/allowlist.txt (the
 conformance runner's allow-list format), each listed with its reason in docs/clients.md; an
@@ -53,14 +53,22 @@ def _load_conformance_runner():
 conformance = _load_conformance_runner()
 
 # What the replays add to the conformance runner's normalisation (see the module's docstring).
-PLAYING_CLOCK = re.compile(r"^  (elapsed|bitrate): .*$")
+PLAYING_CLOCK = [(re.compile(r"^  (elapsed|bitrate): .*$"), r"  \1: <masked>"),
+                 (re.compile(r"^  time: \d+:"), "  time: <masked>:")]
 DECODER_STARTED = re.compile(r"^  audio: ")
 
 
 def replay(app: str, server) -> list[str]:
     """The transcript of replays/APP.replay played against `server`, normalised."""
     transcript = conformance.play(REPLAYS / f"{app}.replay", server)
-    return [PLAYING_CLOCK.sub(r"  \1: <masked>", line) for line in transcript if not DECODER_STARTED.match(line)]
+    normalised = []
+    for line in transcript:
+        if DECODER_STARTED.match(line):
+            continue
+        for pattern, replacement in PLAYING_CLOCK:
+            line = pattern.sub(replacement, line)
+        normalised.append(line)
+    return normalised
 
 
 def test_every_app_has_a_replay_and_the_allow_list_names_only_those():
