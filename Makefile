@@ -27,7 +27,7 @@ MUSIC         ?=
 SUDO          := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
-                  libasound2-dev libavahi-client-dev libsqlite3-dev
+                  libasound2-dev libpulse-dev libavahi-client-dev libsqlite3-dev
 # What `make deb` builds the package with: dpkg-shlibdeps and dpkg-gencontrol, objcopy and readelf.
 DEB_PACKAGES   := dpkg-dev binutils
 TEST_PACKAGES  := $(BUILD_PACKAGES) python3 python3-pytest python3-mpd mpd mpc ffmpeg groff-base systemd \

@@ -32,6 +32,8 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]
         ),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // No pkgConfig: libpulse.pc carries -D_REENTRANT, which SwiftPM refuses.
+        .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         // No pkgConfig: avahi-client.pc carries -D_REENTRANT, which SwiftPM refuses.
         .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
         // glibc's malloc.h: arena limit and trimming (ProcessMemory).
@@ -80,7 +82,7 @@ let package = Package(
         // which Server turns into ACKs; the wire (and NIO with it) stays out of the audio code.
         .target(
             name: "Playback",
-            dependencies: ["CFFmpeg", "CALSA", "MusicModel", "MediaLibrary", "Platform", "Settings"],
+            dependencies: ["CFFmpeg", "CALSA", "CPulse", "MusicModel", "MediaLibrary", "Platform", "Settings"],
             swiftSettings: strictSettings
         ),
         .target(

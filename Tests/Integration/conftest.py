@@ -26,6 +26,16 @@ def make_tonearm(tmp_path):
 
 
 @pytest.fixture
+def pulse(tmp_path, monkeypatch):
+    """A private PulseAudio with a null sink (Tests/support/pulse.py); the servers under test,
+    started after it, and pactl find it through `PULSE_SERVER`."""
+    from support.pulse import PulseAudio
+    with PulseAudio(tmp_path / "pulse") as server:
+        monkeypatch.setenv("PULSE_SERVER", server.address)
+        yield server
+
+
+@pytest.fixture
 def tonearm(make_tonearm):
     return make_tonearm()
 

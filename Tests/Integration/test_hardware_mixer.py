@@ -5,23 +5,13 @@ volume slider does) must reach `status` and idle `mixer`, as MPD's ALSA mixer re
 Each test runs against Tonearm and Debian's MPD.
 """
 import re
-import subprocess
 
 import pytest
 
-from support.playback import fields, idle, status, wait_status
-from support.pulse import PulseAudio
+from support.playback import idle, status, wait_status
 
 ALSA_WITH_HARDWARE_MIXER = ('audio_output {\n type "alsa"\n name "pulse"\n device "pulse"\n'
                             ' mixer_type "hardware"\n mixer_device "pulse"\n mixer_control "Master"\n}\n')
-
-
-@pytest.fixture
-def pulse(tmp_path, monkeypatch):
-    with PulseAudio(tmp_path / "pulse") as server:
-        # Both servers under test and pactl find it through the environment.
-        monkeypatch.setenv("PULSE_SERVER", server.address)
-        yield server
 
 
 @pytest.fixture

@@ -126,6 +126,22 @@ import Testing
         #expect(try Self.make("null").hardwareMixer == nil)
     }
 
+    @Test func pulseOutputAndItsMixer() throws {
+        let device = try Self.make("pulse", ["scale_volume": "2"])
+        #expect(device.plugin == "pulse")
+        let mixer = try #require(device.hardwareMixer)
+        // Closed: the level is kept for the next stream, and read back with MPD's arithmetic
+        // (scaled by 2: 40 % is 0.8 × PA_VOLUME_NORM, which reads back as 40).
+        try mixer.setVolume(40)
+        #expect(try mixer.volume() == 40)
+        let refused = #expect(throws: OutputError.self) { try Self.make("pulse", ["scale_volume": "0.1"]) }
+        #expect(refused?.message == "\"0.1\" is not a number in the range 0.5 to 5.0")
+        // Without a server to connect to, open fails with libpulse's reason.
+        let nowhere = try Self.make("pulse", ["server": "unix:/nonexistent/native"])
+        let failed = #expect(throws: OutputError.self) { _ = try nowhere.open(format: .cd) }
+        #expect(failed?.message.hasPrefix("failed to connect to the PulseAudio server: ") == true)
+    }
+
     @Test func alsaMixerOnAMissingCardFailsAsMPDSays() throws {
         let device = try Self.make("alsa", ["device": "null", "mixer_device": "hw:99"])
         let mixer = try #require(device.hardwareMixer)

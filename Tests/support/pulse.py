@@ -61,3 +61,41 @@ class PulseAudio:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+class Recorder:
+    """`parec` recording the sink's monitor: what the sound server played, as s16le stereo."""
+
+    def __init__(self, pulse: PulseAudio, path: Path, rate: int = 44100):
+        self.path = Path(path)
+        self.process = subprocess.Popen(
+            ["parec", "-d", f"{pulse.sink}.monitor", "--format=s16le", f"--rate={rate}", "--channels=2",
+             "--latency-msec=20"],
+            stdin=subprocess.DEVNULL, stdout=open(self.path, "wb"), stderr=subprocess.DEVNULL,
+            env=pulse.environment())
+        # Recording once the first bytes arrive (the null sink plays silence when idle): audio
+        # played before then would be missing from the recording.
+        deadline = time.monotonic() + 30
+        while self.path.stat().st_size == 0:
+            assert self.process.poll() is None and time.monotonic() < deadline, "parec records nothing"
+            time.sleep(0.02)
+
+    def stop(self) -> bytes:
+        terminate(self.process)
+        return self.path.read_bytes()
+
+
+def sink_inputs(pulse: PulseAudio) -> list[dict[str, str]]:
+    """`pactl list sink-inputs`, one dict per stream: `Volume`, `Corked`, and the properties
+    (`media.role`, `media.name`, …) without their quotes."""
+    streams: list[dict[str, str]] = []
+    for line in pulse.pactl("list", "sink-inputs").splitlines():
+        if line.startswith("Sink Input #"):
+            streams.append({"index": line.removeprefix("Sink Input #")})
+        elif streams and ": " in line and line.startswith("\t") and not line.startswith("\t\t"):
+            key, value = line.strip().split(": ", 1)
+            streams[-1][key] = value
+        elif streams and " = " in line:
+            key, value = line.strip().split(" = ", 1)
+            streams[-1][key] = value.strip('"')
+    return streams

@@ -8,7 +8,7 @@ package import Settings
 /// ``AudioOutputDevice/open(format:)``.
 package enum OutputFactory {
     /// The plugins Tonearm has, by `type`.
-    package static let plugins = ["alsa", "null", "pipe", "fifo"]
+    package static let plugins = ["alsa", "null", "pipe", "fifo", "pulse"]
 
     /// Makes the device `config` describes.
     ///
@@ -52,6 +52,21 @@ package enum OutputFactory {
                 periodTime: try settings.integer("period_time", default: 0, in: 0...Int(UInt32.max)),
                 forced: forced, mixer: mixer, allowedFormats: try allowedFormats(settings["allowed_formats"]),
                 dop: try settings.bool("dop", default: false))
+        case "pulse":
+            let mixer: PulseMixer?
+            if (config.mixerType ?? defaultMixerType) == .hardware {
+                let text = settings["scale_volume"] ?? settings["scale_factor"]
+                let scale = text.map { Double($0) } ?? 1
+                guard let scale, (0.5...5).contains(scale) else {
+                    throw OutputError("\"\(text ?? "")\" is not a number in the range 0.5 to 5.0")
+                }
+                mixer = PulseMixer(scale: scale)
+            } else {
+                mixer = nil
+            }
+            return PulseOutput(
+                name: config.name, server: settings["server"], sink: settings["sink"],
+                role: settings["media_role"] ?? "music", forced: forced, mixer: mixer)
         default:
             throw OutputError("No such audio output plugin: \(config.type)")
         }
