@@ -25,8 +25,8 @@ final class PulseConnection: @unchecked Sendable {
     /// libpulse's `PA_VOLUME_NORM`, 100 %, which Swift cannot import (a cast macro).
     static let normalVolume: pa_volume_t = 0x10000
     /// Called with the volume after the server reported a change (on a dispatch queue, never
-    /// under the main loop's lock).
-    var volumeChanged: (@Sendable (pa_volume_t) -> Void)?
+    /// under the main loop's lock). Set with ``setVolumeListener(_:)``.
+    private var volumeChanged: (@Sendable (pa_volume_t) -> Void)?
 
     /// Connects to `server` (nil: libpulse's default, `PULSE_SERVER` included) and opens a
     /// playback stream in `format` on `sink` (nil: the server's default).
@@ -152,6 +152,14 @@ final class PulseConnection: @unchecked Sendable {
                 if let report = connection.volumeChanged { DispatchQueue.global().async { report(volume) } }
             }, me)
         if let operation { pa_operation_unref(operation) }
+    }
+
+    /// Who hears of volume changes made in the server; set under the loop's lock, which the
+    /// callbacks that read it run under.
+    func setVolumeListener(_ listener: @escaping @Sendable (pa_volume_t) -> Void) {
+        pa_threaded_mainloop_lock(mainloop)
+        volumeChanged = listener
+        pa_threaded_mainloop_unlock(mainloop)
     }
 
     /// Writes as much of `bytes` (whole frames) as the server takes now, waiting until it takes

@@ -109,7 +109,7 @@ final class PulseMixer: HardwareMixer {
             return state.listeners
         }
         guard let connection else { return }
-        connection.volumeChanged = { [scale] level in
+        connection.setVolumeListener { [scale] level in
             let percent = Self.percent(level, scale: scale)
             for listener in listeners { listener(percent) }
         }
