@@ -12,6 +12,10 @@ compresses it about as much as music: ~1,100 kbit/s) and a 5 s one.
   (median of `--cpu-runs` plays, each server started afresh). The client
   waits in `idle player` meanwhile, so it adds nothing to the server's work. `idle` is the same
   measure over a few seconds before `play`, with nothing playing.
+- cpu_per_minute through a sound server: the same minute through a private PulseAudio with a
+  null sink (Tests/support/pulse.py, its clock paces the playback), once with the `pulse`
+  output (libpulse) and once with the `alsa` output on ALSA's `pulse` device; only the
+  server's CPU is counted, not PulseAudio's.
 - first_byte_pipe: a `pipe` output (`command "cat > FIFO"`, spawned by the server on open) and a
   stopped player with the 5 s song queued; the time from sending `play` to the first PCM byte
   read from the FIFO, median of `--runs` runs after one warm-up run (`stop` between runs).
@@ -137,9 +141,17 @@ def start(kind: str, binary: str, workdir: Path, music: Path, output: str):
     return server, Client(server.port)
 
 
-def bench_cpu(kind, binary, base: Path, music: Path, idle_seconds: float) -> dict:
+NULL_OUTPUT = 'audio_output {\n type "null"\n name "null"\n}\n'
+# The two ways to a sound server: libpulse, and ALSA's pulse plugin.
+SOUND_SERVER_OUTPUTS = {
+    "pulse": 'audio_output {\n type "pulse"\n name "pulse"\n mixer_type "none"\n}\n',
+    "alsa-pulse": 'audio_output {\n type "alsa"\n name "pulse"\n device "pulse"\n mixer_type "none"\n}\n',
+}
+
+
+def bench_cpu(kind, binary, base: Path, music: Path, idle_seconds: float, output: str = NULL_OUTPUT) -> dict:
     workdir = base / f"cpu-{kind}"
-    server, c = start(kind, binary, workdir, music, 'audio_output {\n type "null"\n name "null"\n}\n')
+    server, c = start(kind, binary, workdir, music, output)
     try:
         pid = server.process.pid
         c.command('add "minute.flac"')
@@ -247,7 +259,7 @@ def main():
     parser.add_argument("--cpu-runs", type=int, default=1, help="plays of the minute per server (median)")
     parser.add_argument("--idle-seconds", type=float, default=5)
     parser.add_argument("--runs", type=int, default=7, help="first-byte runs per server and output")
-    parser.add_argument("--only", choices=["cpu", "first-byte"], help="one part only")
+    parser.add_argument("--only", choices=["cpu", "sound-server", "first-byte"], help="one part only")
     parser.add_argument("--work", default="/tmp/tonearm-bench-playback")
     baseline.add_option(parser)
     args = parser.parse_args()
@@ -258,7 +270,7 @@ def main():
     binaries = {"mpd": args.mpd, baseline.OLD: old_binary, "tonearm": args.tonearm}
     kinds = baseline.with_old(["mpd", "tonearm"], old_binary)
     results = {}
-    if args.only != "first-byte":
+    if args.only in (None, "cpu"):
         runs = {kind: [] for kind in kinds}
         for run in range(args.cpu_runs):
             for kind in kinds:
@@ -268,7 +280,18 @@ def main():
             measured.sort(key=lambda r: r["cpu"])
             results[("cpu", kind)] = measured[len(measured) // 2]
             log(f"{kind}: CPU % of one core per run: " + ", ".join(f"{r['cpu']:.3f}" for r in runs[kind]))
-    if args.only != "cpu":
+    if args.only in (None, "sound-server"):
+        from support.pulse import PulseAudio
+        for name, output in SOUND_SERVER_OUTPUTS.items():
+            with PulseAudio(base / "pulse") as pulse:
+                os.environ["PULSE_SERVER"] = pulse.address
+                try:
+                    for kind in kinds:
+                        log(f"{kind}: {args.seconds} s of FLAC through PulseAudio ({name}) …")
+                        results[(name, kind)] = bench_cpu(kind, binaries[kind], base, music, 1, output)
+                finally:
+                    del os.environ["PULSE_SERVER"]
+    if args.only in (None, "first-byte"):
         for output_type in ("pipe", "fifo"):
             for kind in kinds:
                 log(f"{kind}: play → first byte at a {output_type} output, {args.runs} runs …")
@@ -294,6 +317,13 @@ def main():
                      *versus_old("cpu", lambda o: f"{o['cpu_seconds'] * 60 / o['wall']:.3f}", "cpu")))
         rows.append(("CPU while idle (stopped)", "% of one core", f"{m['idle']:.3f}", f"{t['idle']:.3f}",
                      ratio(m["idle"], t["idle"]), *versus_old("cpu", lambda o: f"{o['idle']:.3f}", "idle")))
+    for name, title in (("pulse", "the pulse output"), ("alsa-pulse", "ALSA's pulse device")):
+        if (name, "mpd") in results:
+            m, t = results[(name, "mpd")], results[(name, "tonearm")]
+            rows.append((f"CPU per minute of playback through {title}", "s",
+                         f"{m['cpu_seconds'] * 60 / m['wall']:.3f}", f"{t['cpu_seconds'] * 60 / t['wall']:.3f}",
+                         ratio(m["cpu"], t["cpu"]),
+                         *versus_old(name, lambda o: f"{o['cpu_seconds'] * 60 / o['wall']:.3f}", "cpu")))
     for output_type in ("pipe", "fifo"):
         if (output_type, "mpd") in results:
             m, t = results[(output_type, "mpd")], results[(output_type, "tonearm")]

@@ -9,7 +9,7 @@ import Synchronization
 /// routing; `music` by default, as MPD sets it), `scale_volume` (0.5…5, for the mixer; also
 /// read as `scale_factor`) and `name`, which names the stream in the server's volume control. The connection and the stream are made
 /// when the output opens and go when it closes. `pause` corks the stream, which keeps its
-/// place, so that playback resumes where it stopped.
+/// place, so that playback resumes where it stopped. The server holds half a second ahead.
 final class PulseOutput: AudioOutputDevice {
     let name: String
     let plugin = "pulse"
