@@ -44,8 +44,11 @@ package final class SmartPlaylistMonitor: Service, CustomStringConvertible {
             var last: ContinuousClock.Instant?
             for await _ in changes {
                 if let last { try? await clock.sleep(until: last + Self.interval) }
+                let changed = await catalog.refreshContents()
+                // Counted from the end of the look, when its event goes out: a slow look
+                // followed by a quick one cannot bring two events closer than the interval.
                 last = clock.now
-                if await catalog.refreshContents() { idleBus.emit(.storedPlaylist) }
+                if changed { idleBus.emit(.storedPlaylist) }
             }
         } onGracefulShutdown: { [changed] in
             changed.finish()
