@@ -18,11 +18,11 @@ import mpd
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from support.clients import mpc, mpc_error, mpc_out  # noqa: E402
+from support.clients import mpc_out  # noqa: E402
 from support.library import wait_for_scan  # noqa: E402
 from support.playback import A1, A2, A3, B1, B2, B3, LONG, URIS, wait_state  # noqa: E402
 from support.polling import poll  # noqa: E402
-from support.terminal import Terminal  # noqa: E402
+from support.terminal import ncmpcpp  # noqa: E402
 
 DEFAULTS = ["Most played", "Never played", "Recently added", "Top rated"]
 ON = 'default_smart_playlists "yes"\n'
@@ -153,33 +153,27 @@ def test_python_mpd2_creates_one_and_reads_it_back(server):
 
 
 @pytest.fixture
-def ncmpcpp(start, tmp_path):
-    server = start(OFF)
+def terminal(start, tmp_path):
     term = None
     try:
-        home = tmp_path / "ncmpcpp-home"
-        config = home / ".config" / "ncmpcpp"
-        config.mkdir(parents=True)
-        config.joinpath("config").write_text(f'mpd_host = "{server.host}"\nmpd_port = "{server.port}"\n')
-        term = Terminal(f"env HOME={home} XDG_CONFIG_HOME={home / '.config'} TERM=screen ncmpcpp")
-        term.server = server
+        term = ncmpcpp(start(OFF), tmp_path / "ncmpcpp-home")
         yield term
     finally:
         if term is not None:
             term.close()
 
 
-def test_ncmpcpps_playlist_editor_lists_one_and_shows_its_songs(ncmpcpp):
-    with ncmpcpp.server.connect() as c:
+def test_ncmpcpps_playlist_editor_lists_one_and_shows_its_songs(terminal):
+    with terminal.server.connect() as c:
         assert c.command('smartplaylist "Alpha backwards" "(artist == \'alpha\')" sort -Title') == ["OK"]
-    ncmpcpp.wait_for(lambda s: s[0].startswith("Playlist (0 items)"), "the empty playlist screen")
-    ncmpcpp.keys("5")
+    terminal.wait_for(lambda s: s[0].startswith("Playlist (0 items)"), "the empty playlist screen")
+    terminal.keys("5")
 
     def editor_drawn(s):
         # The header comes before the columns: wait until the songs are on screen too.
         return (s[0].startswith("Playlist editor") and "Content (3 items)" in s[2]
                 and all("│" in line and line.split("│")[1].strip() for line in s[4:7]))
-    lines = ncmpcpp.wait_for(editor_drawn, "the playlist editor")
+    lines = terminal.wait_for(editor_drawn, "the playlist editor")
     assert lines[4].split("│")[0].strip() == "Alpha backwards"
     assert [line.split("│")[1].split("  ")[0] for line in lines[4:7]] == \
         ["Alpha - Two", "Alpha - Three", "Alpha - One"]
