@@ -410,3 +410,29 @@ def test_events_come_at_most_once_a_second(server):
     # give up to 32 events.
     assert len(times) <= (times[-1] - times[0]) + 2, times
     assert len(times) < 16, times
+
+
+def test_random_rules_get_an_answer_and_never_stop_the_server(start):
+    """Seeded random rules, as command arguments and as files: every command answers OK or an
+    ACK, and the server keeps serving."""
+    import random
+    server = start(OFF)
+    pieces = ["(", ")", " ", "'", '"', "\\", "!", "==", "!=", "<", "<=", ">", ">=", "=~", "AND", "sticker:",
+              "sticker", ":", "playCount", "rating", "artist", "base", "added-since", "modified-since",
+              "-30d", "-1w", "-9999999999999999999d", "7", "-", "sort", "limit", "contains ", "x", "\t", "é"]
+    generator = random.Random(2622)
+    folder = server.workdir / "playlists"
+    with server.connect() as c:
+        for index in range(300):
+            text = "".join(generator.choice(pieces) for _ in range(generator.randint(1, 14)))
+            reply = c.command(f"smartplaylist r{index} {q(text)}")
+            assert reply == ["OK"] or (len(reply) == 1 and reply[0].startswith("ACK [2@0] {smartplaylist} ")), \
+                (text, reply)
+            key = generator.choice(["filter", "sort", "limit", "filter"])
+            (folder / f"f{index}.smartpl").write_text(f"{key}: {text}\n")
+        for name in [f"f{index}" for index in range(0, 300, 7)] + [f"r{index}" for index in range(0, 300, 7)]:
+            reply = c.command(f"listplaylist {name}")
+            assert reply[-1] == "OK" or reply[-1].startswith(("ACK [53@0]", "ACK [50@0]")), (name, reply)
+        assert c.command("listplaylists")[-1] == "OK"
+        assert c.command("ping") == ["OK"]
+    assert server.process.poll() is None

@@ -31,7 +31,8 @@ package enum PlaylistSaveMode: String, Sendable, CaseIterable {
 }
 
 /// The stored playlists: `NAME.m3u` files in `playlist_directory`, one URI a line, as MPD keeps
-/// them (the seed's "playlist" with a name).
+/// them (the seed's "playlist" with a name), and beside them the smart playlists' `NAME.smartpl`
+/// files (StoredPlaylists+Smart.swift), which the edits here refuse.
 ///
 /// Every change rewrites the whole file through a temporary file in the same directory, an
 /// `fsync` and a `rename`, so a reader, a crash or a full disk never leaves half a playlist.
@@ -54,6 +55,8 @@ package final class StoredPlaylists: Sendable {
     private let resolver: PlaylistEntryResolver
     /// Where every change runs, one at a time, off the caller's thread.
     package let changes = BlockingWorkQueue(label: "tonearm.playlists")
+    /// Called after every change, on ``changes`` (idle `stored_playlist`); the smart playlists'
+    /// changes call it too.
     let onChange: @Sendable () -> Void
 
     /// Creates the store. The directory is made when the first playlist is written.
@@ -222,7 +225,8 @@ package final class StoredPlaylists: Sendable {
         }
     }
 
-    /// `rm NAME`, on ``changes``.
+    /// `rm NAME`, on ``changes``: the smart playlist of that name if there is one, else the
+    /// stored one.
     package func delete(_ name: String) async throws(LibraryError) {
         try Self.validate(name)
         try await changes.run { [self] () throws(LibraryError) in
@@ -238,7 +242,8 @@ package final class StoredPlaylists: Sendable {
 
     /// `rename NAME NEW_NAME`, on ``changes``: MPD checks the new name first, so renaming onto
     /// an existing playlist fails with ``LibraryError/renameTargetExists(_:)`` even when the
-    /// old one is missing.
+    /// old one is missing. The new name is checked against both kinds; a smart playlist stays
+    /// smart.
     package func rename(_ name: String, to newName: String) async throws(LibraryError) {
         try Self.validate(name)
         try Self.validate(newName)
