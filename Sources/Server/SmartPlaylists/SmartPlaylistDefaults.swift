@@ -37,7 +37,8 @@ package enum SmartPlaylistDefaults {
             readsStickers: false),
         Default(
             name: "Never played",
-            definition: SmartPlaylistDefinition(filters: ["(sticker:playCount == 0)"]),
+            // Cut, so that it always fits a queue (`max_playlist_length`) in a large library.
+            definition: SmartPlaylistDefinition(filters: ["(sticker:playCount == 0)"], sort: "-Added", limit: 500),
             readsStickers: true),
         Default(
             name: "Top rated",
