@@ -30,8 +30,11 @@ import Testing
     ) async throws -> [String] {
         let database = try TestLibrary(songs)
         defer { database.remove() }
-        // The database's walk order, as a scan would number it: the order written.
-        try await database.store.pool.write { db in try db.execute(sql: "UPDATE song SET ord = id") }
+        // The database's walk order, as a scan would number it: the order written. Added in
+        // three scans (a, d; b, e; c), modified in the reverse order of writing.
+        try await database.store.pool.write { db in
+            try db.execute(sql: "UPDATE song SET ord = id, added = id % 3, mtime = 10 - id")
+        }
         let library = try Library(
             settings: Library.Settings(
                 musicDirectory: database.directory, databasePath: database.directory + "/db.sqlite",
@@ -77,6 +80,18 @@ import Testing
         #expect(try await Self.evaluate(["(base '')"], sort: "Title", limit: 3) == ["e.mp3", "d.mp3", "a.mp3"])
         #expect(try await Self.evaluate(["(artist == 'beta')"], limit: 1) == ["b.mp3"])
         #expect(try await Self.evaluate([], sort: "-Title", limit: 2) == ["b.mp3", "c.mp3"])
+    }
+
+    @Test func aSortByTimeKeepsTheDatabaseOrderForTiesAndStopsAtTheLimit() async throws {
+        #expect(try await Self.evaluate([], sort: "-Added") == ["b.mp3", "e.mp3", "a.mp3", "d.mp3", "c.mp3"])
+        #expect(try await Self.evaluate([], sort: "Added", limit: 3) == ["c.mp3", "a.mp3", "d.mp3"])
+        #expect(
+            try await Self.evaluate(["(sticker:playCount == 0)"], sort: "-Added", limit: 1) == ["d.mp3"])
+        #expect(try await Self.evaluate([], sort: "Last-Modified", limit: 2) == ["e.mp3", "d.mp3"])
+        #expect(
+            try await Self.evaluate(["(added-since '1')"], sort: "-Last-Modified") == [
+                "a.mp3", "b.mp3", "d.mp3", "e.mp3",
+            ])
     }
 
     @Test func aBaseThatNamesNothingMatchesNothing() async throws {

@@ -26,6 +26,16 @@ extension Library {
                 return try String.fetchAll(
                     db, sql: "SELECT s.uri FROM song s WHERE \(condition.sql) ORDER BY s.ord\(cut)",
                     arguments: arguments)
+            case .library(let key)? where key == .added || key == .lastModified:
+                // A time has an index: SQLite walks it and stops at the limit ("recently added",
+                // "never played" newest first) instead of sorting every match.
+                let column = key == .added ? "s.added" : "s.mtime"
+                let direction = rule.sort?.descending == true ? "DESC" : "ASC"
+                let cut = rule.limit.map { " LIMIT \($0)" } ?? ""
+                return try String.fetchAll(
+                    db,
+                    sql: "SELECT s.uri FROM song s WHERE \(condition.sql) ORDER BY \(column) \(direction), s.ord\(cut)",
+                    arguments: arguments)
             case .library(let key)?:
                 let ids = try Self.sortedIDs(db, condition, SortOrder(key, descending: rule.sort?.descending ?? false))
                 return try Self.uris(db, ids: Array(ids.prefix(limit)))
