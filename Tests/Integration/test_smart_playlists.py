@@ -331,6 +331,12 @@ def test_a_bad_rule_in_a_file_is_logged_with_its_line_and_left_out(start):
 
 # --- Idle ------------------------------------------------------------------------------------
 
+def last_modified(c, name: str) -> str:
+    """The `Last-Modified` that `listplaylists` gives `name` (ISO 8601, which sorts as it reads)."""
+    lines = c.command("listplaylists")
+    return lines[lines.index(f"playlist: {name}") + 1].removeprefix("Last-Modified: ")
+
+
 def idle_event(watcher, timeout: float = 15) -> list[str]:
     return watcher.read_response(timeout=timeout)
 
@@ -354,9 +360,15 @@ def test_a_rating_that_changes_a_playlist_raises_it_and_one_that_does_not_does_n
         rate(c, A2, 3)  # below "Top rated"'s 8: no playlist changes
         assert c.command(f"sticker set song {q(A2)} mood calm") == ["OK"]
         assert watcher.nothing_within(3)
+        before = last_modified(c, "Top rated")
+        untouched = last_modified(c, "Most played")
         rate(c, A2, 9)
         assert idle_event(watcher) == ["changed: stored_playlist", "OK"]
         assert files(c.command('listplaylist "Top rated"')) == [A2]
+        # Its Last-Modified is when its songs changed (more than a second after the file was
+        # written: the waits above), so that a client that caches by it reads it again.
+        assert last_modified(c, "Top rated") > before
+        assert last_modified(c, "Most played") == untouched
 
 
 def test_a_library_update_raises_it(server, music):
