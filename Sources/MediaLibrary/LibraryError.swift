@@ -34,6 +34,10 @@ package enum LibraryError: Error, Sendable, Equatable {
     case rangeStartPastEnd(Int)
     /// A move whose range passes the end of the playlist, or whose destination does not fit.
     case rangeOutOfBounds
+    /// An edit of a smart playlist, whose songs its rule chooses.
+    case smartPlaylistNotEditable(String)
+    /// A smart playlist file that does not read: its name, the line (from 1) and what is wrong.
+    case invalidSmartPlaylist(String, line: Int, reason: String)
 
     // MARK: Files
 

@@ -22,6 +22,9 @@ package indirect enum FilterExpression: Sendable, Equatable {
     case audioFormat(AudioFormatPattern)
     /// The queue priority is at least this (`prio >= N`); database songs have priority 0.
     case priorityAtLeast(UInt8)
+    /// A song sticker read as an integer (`(sticker:playCount >= 5)`): a term of smart
+    /// playlist rules only, not of MPD's filters. A song without the sticker reads as 0.
+    case sticker(String, StickerValuePredicate)
     /// Negation (`(!(…))`).
     case not(FilterExpression)
     /// Conjunction: every operand matches (`((…) AND (…))`, and several filter arguments).
@@ -78,5 +81,51 @@ package struct AudioFormatPattern: Sendable, Equatable {
         self.bits = bits
         self.channels = channels
         self.isMask = isMask
+    }
+}
+
+/// How a song sticker's value is compared in a smart playlist rule (`(sticker:rating >= 8)`).
+///
+/// The value is read as an integer as SQLite's `CAST(value AS INTEGER)` reads it, the rule of
+/// `sticker find`'s `eq`/`lt`/`gt`: text that is no number counts as 0, and so does a missing
+/// sticker, so that `(sticker:playCount == 0)` finds the songs never played.
+package struct StickerValuePredicate: Sendable, Equatable {
+    /// The comparison of the value (left) with the operand (right).
+    package enum Comparison: String, Sendable, CaseIterable {
+        /// `==`.
+        case equal = "=="
+        /// `!=`.
+        case notEqual = "!="
+        /// `<`.
+        case less = "<"
+        /// `<=`.
+        case lessOrEqual = "<="
+        /// `>`.
+        case greater = ">"
+        /// `>=`.
+        case greaterOrEqual = ">="
+    }
+
+    /// The comparison.
+    package var comparison: Comparison
+    /// What the value is compared with.
+    package var operand: Int64
+
+    /// Creates a predicate.
+    package init(_ comparison: Comparison, _ operand: Int64) {
+        self.comparison = comparison
+        self.operand = operand
+    }
+
+    /// Whether a song whose sticker reads as `value` matches.
+    package func holds(_ value: Int64) -> Bool {
+        switch comparison {
+        case .equal: value == operand
+        case .notEqual: value != operand
+        case .less: value < operand
+        case .lessOrEqual: value <= operand
+        case .greater: value > operand
+        case .greaterOrEqual: value >= operand
+        }
     }
 }

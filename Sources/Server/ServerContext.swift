@@ -31,6 +31,8 @@ package final class ServerContext: Sendable {
     package let partitions: PartitionSet
     /// The stored playlists in `playlist_directory`; changes raise idle `stored_playlist`.
     package let storedPlaylists: StoredPlaylists
+    /// The smart playlists, `.smartpl` files beside the stored ones, whose rules choose their songs.
+    package let smartPlaylists: SmartPlaylistCatalog
     /// The clients that keep the play statistics themselves, shared with ``PlayStatistics``.
     package let playCountingClients: PlayCountingClients
     /// What `kill` runs: set by ``TonearmServer`` (or a test) once the context exists, as the
@@ -45,6 +47,7 @@ package final class ServerContext: Sendable {
     ///   - stickers: the sticker database (`sticker_file`), if there is one.
     ///   - partitions: the partitions, their players driving their pipelines.
     ///   - storedPlaylists: the playlists in `playlist_directory`.
+    ///   - smartPlaylists: the smart playlists, over the same files.
     ///   - playCountingClients: the clients that count plays themselves; ``PlayStatistics``
     ///     reads it.
     package init(
@@ -57,6 +60,7 @@ package final class ServerContext: Sendable {
         stickers: StickerStore?,
         partitions: PartitionSet,
         storedPlaylists: StoredPlaylists,
+        smartPlaylists: SmartPlaylistCatalog,
         playCountingClients: PlayCountingClients = PlayCountingClients()
     ) {
         self.configuration = configuration
@@ -68,6 +72,7 @@ package final class ServerContext: Sendable {
         self.stickers = stickers
         self.partitions = partitions
         self.storedPlaylists = storedPlaylists
+        self.smartPlaylists = smartPlaylists
         self.playCountingClients = playCountingClients
     }
 
@@ -129,13 +134,16 @@ extension ServerContext {
         pipelines: PartitionPipelines,
         logger: Logger
     ) {
+        let storedPlaylists = StoredPlaylists(configuration: configuration, library: library, idleBus: idleBus)
         self.init(
             configuration: configuration, idleBus: idleBus, metadataTags: metadataTags, decoders: decoders,
             library: library, stickers: stickers,
             partitions: PartitionSet(
                 configuration: configuration, pipelines: pipelines, library: library, idleBus: idleBus,
                 playStatistics: playStatistics, logger: logger),
-            storedPlaylists: StoredPlaylists(configuration: configuration, library: library, idleBus: idleBus),
+            storedPlaylists: storedPlaylists,
+            smartPlaylists: SmartPlaylistCatalog(
+                store: storedPlaylists, library: library, stickers: stickers, logger: logger),
             playCountingClients: playStatistics?.countingClients ?? PlayCountingClients())
     }
 }

@@ -108,6 +108,7 @@ struct OptionReader {
         case "album_art_names": configuration.albumArtNames = p.list()
         case "save_absolute_paths_in_playlists": configuration.saveAbsolutePathsInPlaylists = try p.boolean()
         case "sticker_play_stats": configuration.stickerPlayStats = try p.boolean()
+        case "default_smart_playlists": configuration.defaultSmartPlaylists = try p.boolean()
 
         default:
             if let reason = Self.ignoredOptions[p.name] {

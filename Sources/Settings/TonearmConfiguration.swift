@@ -110,6 +110,10 @@ package struct TonearmConfiguration: Sendable, Equatable {
     /// `sticker_play_stats`: keep `playCount`, `lastPlayed` and `skipCount` stickers (a Tonearm
     /// option, default yes).
     package var stickerPlayStats = true
+    /// `default_smart_playlists`: write the default smart playlists (most played, recently
+    /// added, never played, top rated) into `playlist_directory` once (a Tonearm option, default
+    /// yes; docs/smart-playlists.md).
+    package var defaultSmartPlaylists = true
 
     /// The configuration without a file: MPD's defaults, music in `$XDG_MUSIC_DIR` or `~/Music`,
     /// and Tonearm's state (database, playlists, state file, stickers) in `$XDG_STATE_HOME/tonearm`.

@@ -53,6 +53,11 @@ struct ServerAssembly {
             configuration: settings, idleBus: idleBus, metadataTags: metadataTags, decoders: decoders,
             library: library, stickers: stickers, playStatistics: playStatistics, pipelines: pipelines, logger: logger)
         libraryEvents.connect(context.partitions)
+        if settings.defaultSmartPlaylists {
+            SmartPlaylistDefaults.install(into: context.storedPlaylists, withStickers: stickers != nil, logger: logger)
+        }
+        // Follows `database` and `sticker` from now on, so that no change after the start is missed.
+        let smartPlaylists = SmartPlaylistMonitor(catalog: context.smartPlaylists, idleBus: idleBus)
         let (listening, announce) = ZeroconfService.listeningStream()
         // The state file is restored before the group (and so the server) starts.
         let server = TonearmServer(context: context, logger: logger) { [notifier] ports in
@@ -98,6 +103,8 @@ struct ServerAssembly {
             // Writes the file a last time after the server stopped, so it holds every change a
             // client made; MPD, too, writes it once its clients are gone.
             stateFile.map { .init(service: $0) },
+            // Stops after the server: no client waits for its events any more.
+            .init(service: smartPlaylists),
             // Closes its listeners and every connection. When `kill` ends it, the group
             // stops the others.
             .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup),

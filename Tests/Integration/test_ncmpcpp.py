@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from support.playback import LONG, fields, playing_file, wait_state  # noqa: E402
-from support.terminal import Terminal  # noqa: E402
+from support.terminal import ncmpcpp  # noqa: E402
 
 SELECTED = "\x1b[7m"  # ncmpcpp draws the selected row in reverse video
 CLOCK = re.compile(r"\[(\d+):(\d\d)/2:00\]$")  # the status bar's elapsed/total for the Long song
@@ -22,12 +22,7 @@ def terminal(make_player_server, tmp_path):
     server = make_player_server()
     term = None
     try:
-        home = tmp_path / "ncmpcpp" / "home"
-        config = home / ".config" / "ncmpcpp"
-        config.mkdir(parents=True)
-        config.joinpath("config").write_text(f'mpd_host = "{server.host}"\nmpd_port = "{server.port}"\n')
-        term = Terminal(f"env HOME={home} XDG_CONFIG_HOME={home / '.config'} TERM=screen ncmpcpp")
-        term.server = server
+        term = ncmpcpp(server, tmp_path / "ncmpcpp" / "home")
         yield term
     finally:
         if term is not None:

@@ -28,6 +28,7 @@ struct CommandTableTests {
                 "listplaylist", "listplaylistinfo", "listplaylists", "load", "playlistadd", "playlistclear",
                 "playlistdelete", "playlistlength", "playlistmove", "rename", "rm", "save", "searchaddpl",
                 "searchplaylist",
+                "smartplaylist", "smartplaylistinfo",
                 "sticker", "stickernames", "stickernamestypes", "stickertypes",
                 "channels", "readmessages", "sendmessage", "subscribe", "unsubscribe",
                 "delpartition", "listpartitions", "moveoutput", "newpartition", "partition",

@@ -76,4 +76,25 @@ struct IdleInboxTests {
         #expect(first.collect(.all) == [])
         #expect(bus.count == 1)
     }
+
+    @Test("an observer hears the events it follows, for everyone, after a command list's end")
+    func observers() {
+        let bus = IdleBus()
+        let calls = Atomic<Int>(0)
+        bus.observe([.database, .sticker]) { calls.add(1, ordering: .relaxed) }
+        bus.emit(.player)
+        bus.emit(.storedPlaylist)
+        bus.emit([.mixer], partition: "default")
+        #expect(calls.load(ordering: .relaxed) == 0)
+        bus.emit([.sticker, .player])
+        bus.emit(.database)
+        #expect(calls.load(ordering: .relaxed) == 2)
+        // Held while a list runs: one call when it ends.
+        bus.beginCommandList()
+        bus.emit(.sticker)
+        bus.emit(.sticker)
+        #expect(calls.load(ordering: .relaxed) == 2)
+        bus.endCommandList()
+        #expect(calls.load(ordering: .relaxed) == 3)
+    }
 }

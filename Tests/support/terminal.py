@@ -42,3 +42,14 @@ class Terminal:
     def close(self):
         subprocess.run(["tmux", "-S", str(self.socket), "kill-server"], capture_output=True, timeout=30)
         shutil.rmtree(self.socket_dir, ignore_errors=True)
+
+
+def ncmpcpp(server, home: Path) -> Terminal:
+    """ncmpcpp (Debian's 0.9) in a Terminal, with a fresh HOME at `home` whose config names the
+    server's host and port. `server` is kept on the terminal as `term.server`."""
+    config = home / ".config" / "ncmpcpp"
+    config.mkdir(parents=True)
+    config.joinpath("config").write_text(f'mpd_host = "{server.host}"\nmpd_port = "{server.port}"\n')
+    term = Terminal(f"env HOME={home} XDG_CONFIG_HOME={home / '.config'} TERM=screen ncmpcpp")
+    term.server = server
+    return term

@@ -19,6 +19,10 @@ public func fuzzFilterExpression(_ data: UnsafePointer<UInt8>, _ size: Int) -> C
         }
     }
 
+    // A smart playlist's rule: its own terms, and the file that holds it.
+    _ = try? FilterExpression.parse(expression: text, foldCase: true, dialect: .smartPlaylist(now: 1_700_000_000))
+    _ = try? SmartPlaylistDefinition(fileText: text)
+
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     exercise(lines[...])
     if let request = try? Tokenizer.tokenize(bytes) {
@@ -34,6 +38,7 @@ private func exercise(_ arguments: ArraySlice<String>) {
         _ = try? CountSelection.parse(arguments, foldCase: foldCase)
     }
     _ = try? ListSelection.parse(arguments)
+    _ = try? SmartPlaylistDefinition(arguments: arguments)
     if let first = arguments.first {
         _ = try? SortOrder.parse(first, allowsPriority: true)
     }

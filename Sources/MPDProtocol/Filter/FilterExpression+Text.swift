@@ -29,6 +29,9 @@ extension FilterExpression {
             return "(AudioFormat \(pattern.isMask ? "=~" : "==") \(Self.quoted(text)))"
         case .priorityAtLeast(let priority):
             return "(prio >= \(priority))"
+        case .sticker(let name, let predicate):
+            // Not MPD's: a smart playlist's term, written as its rules spell it.
+            return "(sticker:\(name) \(predicate.comparison.rawValue) \(predicate.operand))"
         case .not(let inner):
             return "(!\(inner.mpdExpression))"
         case .and(let operands):

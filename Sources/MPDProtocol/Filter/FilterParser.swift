@@ -44,8 +44,13 @@ extension FilterExpression {
     ///   `Number expected`, `Invalid priority value`, the audio format and ISO 8601 messages,
     ///   `Unparsed garbage after expression`; and `Filter expression nested too deeply` beyond
     ///   64 levels of parentheses, a limit MPD does not have.
-    package static func parse(expression: String, foldCase: Bool) throws(MPDError) -> FilterExpression {
-        var parser = ExpressionParser(scanner: FilterScanner(expression), foldCase: foldCase)
+    ///
+    /// - Parameter dialect: `.mpd` for the protocol's commands; a smart playlist's rule also
+    ///   takes sticker terms and relative times (``FilterDialect/smartPlaylist(now:)``).
+    package static func parse(
+        expression: String, foldCase: Bool, dialect: FilterDialect = .mpd
+    ) throws(MPDError) -> FilterExpression {
+        var parser = ExpressionParser(scanner: FilterScanner(expression), foldCase: foldCase, dialect: dialect)
         guard parser.scanner.peek() == UInt8(ascii: "(") else { throw MPDError(.argument, "'(' expected") }
         let expression = try parser.parseExpression(depth: 1)
         guard parser.scanner.isAtEnd else { throw MPDError(.argument, "Unparsed garbage after expression") }
@@ -140,6 +145,8 @@ struct ExpressionParser {
     var scanner: FilterScanner
     /// The command's default for string comparisons.
     let foldCase: Bool
+    /// Which terms beyond MPD's are read.
+    var dialect: FilterDialect = .mpd
 
     /// Parses `( … )` at the scanner, which must be at `(`, and the blanks after it.
     mutating func parseExpression(depth: Int) throws(MPDError) -> FilterExpression {
@@ -172,12 +179,15 @@ struct ExpressionParser {
         }
 
         let name = try expectWord()
+        if case .smartPlaylist(let now) = dialect, name == "sticker", scanner.peek() == UInt8(ascii: ":") {
+            return try parseSticker(now: now)
+        }
         guard let type = FilterType(name: name) else { throw MPDError(.argument, "Unknown filter type: \(name)") }
         switch type {
         case .modifiedSince, .addedSince:
             let value = try expectQuoted()
             try expectClosingParenthesis()
-            let time = try FilterTimestamp.parse(value)
+            let time = try timestamp(value)
             return type == .modifiedSince ? .modifiedSince(time) : .addedSince(time)
         case .base:
             let value = try expectQuoted()
@@ -253,6 +263,56 @@ struct ExpressionParser {
         scanner.skipBlanks()
         let value = try expectQuoted()
         return StringPredicate(op, value, negated: negated, foldCase: foldCase)
+    }
+
+    /// A time of `modified-since` and `added-since`: MPD's forms, and in a smart playlist's
+    /// rule also a time relative to now (`-30d`).
+    private func timestamp(_ value: String) throws(MPDError) -> Int64 {
+        if case .smartPlaylist(let now) = dialect, let time = RelativeTime.resolve(value, now: now) { return time }
+        return try FilterTimestamp.parse(value)
+    }
+
+    /// `:NAME OP VALUE)` after the word `sticker` (smart playlist rules only): a sticker of the
+    /// song compared as an integer with a number or a relative time, quoted or bare.
+    private mutating func parseSticker(now: Int64) throws(MPDError) -> FilterExpression {
+        scanner.advance()
+        let start = scanner.index
+        while StickerName.isNameByte(scanner.peek()) { scanner.advance() }
+        guard scanner.index > start else { throw MPDError(.argument, "Sticker name expected after 'sticker:'") }
+        let name = String(decoding: scanner.bytes[start..<scanner.index], as: UTF8.self)
+        scanner.skipBlanks()
+        let comparison: StickerValuePredicate.Comparison
+        switch (scanner.peek(), scanner.peek(1)) {
+        case (UInt8(ascii: "="), UInt8(ascii: "=")): comparison = .equal
+        case (UInt8(ascii: "!"), UInt8(ascii: "=")): comparison = .notEqual
+        case (UInt8(ascii: "<"), UInt8(ascii: "=")): comparison = .lessOrEqual
+        case (UInt8(ascii: ">"), UInt8(ascii: "=")): comparison = .greaterOrEqual
+        case (UInt8(ascii: "<"), _): comparison = .less
+        case (UInt8(ascii: ">"), _): comparison = .greater
+        default:
+            throw MPDError(.argument, "Unknown sticker operator: \(scanner.remainder); expected ==, !=, <, <=, >, >=")
+        }
+        scanner.advance(comparison.rawValue.utf8.count)
+        scanner.skipBlanks()
+        let operand: String
+        if scanner.peek() == UInt8(ascii: "\"") || scanner.peek() == UInt8(ascii: "'") {
+            operand = try expectQuoted()
+        } else {
+            let start = scanner.index
+            while Self.isBareOperandByte(scanner.peek()) { scanner.advance() }
+            operand = String(decoding: scanner.bytes[start..<scanner.index], as: UTF8.self)
+            scanner.skipBlanks()
+        }
+        guard let value = Int64(operand) ?? RelativeTime.resolve(operand, now: now) else {
+            throw MPDError(.argument, "Integer or relative time expected: \(operand)")
+        }
+        try expectClosingParenthesis()
+        return .sticker(name, StickerValuePredicate(comparison, value))
+    }
+
+    /// A byte of an unquoted sticker operand: a sign, a digit or a letter (`-30d`).
+    private static func isBareOperandByte(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || ASCII.isDigit(byte) || isWordByte(byte)
     }
 
     /// `>= N` and the closing parenthesis, which must follow the number directly.

@@ -116,9 +116,10 @@ extension CountSelection {
 }
 
 extension ArraySlice<String> {
-    /// Removes a trailing `keyword VALUE` pair and returns VALUE; `nil` (and no change) when
+    /// Removes a trailing `keyword VALUE` pair and returns VALUE (of `find`, `list` and
+    /// `smartplaylist`); `nil` (and no change) when
     /// the second-to-last argument is not exactly `keyword`.
-    fileprivate mutating func popModifier(_ keyword: String) -> String? {
+    mutating func popModifier(_ keyword: String) -> String? {
         guard count >= 2, self[endIndex - 2].utf8.elementsEqual(keyword.utf8), let value = last else { return nil }
         removeLast(2)
         return value

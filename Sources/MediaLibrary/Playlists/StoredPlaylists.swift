@@ -31,7 +31,8 @@ package enum PlaylistSaveMode: String, Sendable, CaseIterable {
 }
 
 /// The stored playlists: `NAME.m3u` files in `playlist_directory`, one URI a line, as MPD keeps
-/// them (the seed's "playlist" with a name).
+/// them (the seed's "playlist" with a name), and beside them the smart playlists' `NAME.smartpl`
+/// files (StoredPlaylists+Smart.swift), which the edits here refuse.
 ///
 /// Every change rewrites the whole file through a temporary file in the same directory, an
 /// `fsync` and a `rename`, so a reader, a crash or a full disk never leaves half a playlist.
@@ -54,7 +55,9 @@ package final class StoredPlaylists: Sendable {
     private let resolver: PlaylistEntryResolver
     /// Where every change runs, one at a time, off the caller's thread.
     package let changes = BlockingWorkQueue(label: "tonearm.playlists")
-    private let onChange: @Sendable () -> Void
+    /// Called after every change, on ``changes`` (idle `stored_playlist`); the smart playlists'
+    /// changes call it too.
+    let onChange: @Sendable () -> Void
 
     /// Creates the store. The directory is made when the first playlist is written.
     /// - Parameters:
@@ -100,6 +103,11 @@ package final class StoredPlaylists: Sendable {
     /// Only regular `*.m3u` files with a UTF-8 name and no line break count. A playlist
     /// directory that does not exist yet has none.
     package func list() throws(LibraryError) -> [StoredPlaylistInfo] {
+        try files(withSuffix: ".m3u")
+    }
+
+    /// The regular files `NAME` + `suffix` in the directory, as ``list()`` lists `.m3u` files.
+    func files(withSuffix suffix: String) throws(LibraryError) -> [StoredPlaylistInfo] {
         guard let handle = opendir(directory) else {
             if errno == ENOENT { return [] }
             throw .fileOperationFailed(.open, path: directory)
@@ -108,20 +116,22 @@ package final class StoredPlaylists: Sendable {
         var playlists: [StoredPlaylistInfo] = []
         while let entry = readdir(handle) {
             let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
-            guard bytes.count > 4, bytes.suffix(4).elementsEqual(".m3u".utf8), !bytes.contains(UInt8(ascii: "\n")),
-                let name = String(validating: bytes.dropLast(4), as: UTF8.self)
+            let length = suffix.utf8.count
+            guard bytes.count > length, bytes.suffix(length).elementsEqual(suffix.utf8),
+                !bytes.contains(UInt8(ascii: "\n")),
+                let name = String(validating: bytes.dropLast(length), as: UTF8.self)
             else { continue }
             var info = stat()
-            guard stat(directory + "/" + name + ".m3u", &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            guard stat(directory + "/" + name + suffix, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
             playlists.append(StoredPlaylistInfo(name: name, lastModified: Int64(info.st_mtim.tv_sec)))
         }
         return playlists.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
     }
 
-    /// Whether a playlist of this (valid) name exists.
+    /// Whether a playlist of this (valid) name exists, stored or smart.
     package func exists(_ name: String) -> Bool {
         var info = stat()
-        return stat(path(of: name), &info) == 0
+        return stat(path(of: name), &info) == 0 || isSmart(name)
     }
 
     /// The entries of a stored playlist as written (blank and `#` lines left out), for playing
@@ -136,6 +146,7 @@ package final class StoredPlaylists: Sendable {
     /// against before the songs are looked up); `nil` when there is none of that name.
     package func editableCount(of name: String) throws(LibraryError) -> Int? {
         try Self.validate(name)
+        try refuseSmart(name)
         return try editableEntries(of: name)?.count
     }
 
@@ -158,6 +169,8 @@ package final class StoredPlaylists: Sendable {
     package func save(_ uris: [String], as name: String, mode: PlaylistSaveMode) async throws(LibraryError) {
         try Self.validate(name)
         try await changes.run { [self] () throws(LibraryError) in
+            // `save` over a smart playlist: one that exists (create), or that cannot be edited.
+            if isSmart(name) { throw mode == .create ? .playlistExists(name) : .smartPlaylistNotEditable(name) }
             let existing = try editableEntries(of: name)
             switch mode {
             case .create:
@@ -188,6 +201,7 @@ package final class StoredPlaylists: Sendable {
     ) async throws(LibraryError) -> Bool {
         try Self.validate(name)
         return try await changes.run { [self] () throws(LibraryError) -> Bool in
+            try refuseSmart(name)
             var entries: [String]
             if let existing = try editableEntries(of: name) {
                 entries = existing
@@ -211,13 +225,16 @@ package final class StoredPlaylists: Sendable {
         }
     }
 
-    /// `rm NAME`, on ``changes``.
+    /// `rm NAME`, on ``changes``: the smart playlist of that name if there is one, else the
+    /// stored one.
     package func delete(_ name: String) async throws(LibraryError) {
         try Self.validate(name)
         try await changes.run { [self] () throws(LibraryError) in
-            guard unlink(path(of: name)) == 0 else {
+            // A smart playlist hides a stored one of the same name, so it goes first.
+            let path = isSmart(name) ? smartPath(of: name) : path(of: name)
+            guard unlink(path) == 0 else {
                 if errno == ENOENT { throw .noSuchPlaylist(name) }
-                throw .fileOperationFailed(.delete, path: path(of: name))
+                throw .fileOperationFailed(.delete, path: path)
             }
             onChange()
         }
@@ -225,15 +242,18 @@ package final class StoredPlaylists: Sendable {
 
     /// `rename NAME NEW_NAME`, on ``changes``: MPD checks the new name first, so renaming onto
     /// an existing playlist fails with ``LibraryError/renameTargetExists(_:)`` even when the
-    /// old one is missing.
+    /// old one is missing. The new name is checked against both kinds; a smart playlist stays
+    /// smart.
     package func rename(_ name: String, to newName: String) async throws(LibraryError) {
         try Self.validate(name)
         try Self.validate(newName)
         try await changes.run { [self] () throws(LibraryError) in
             if exists(newName) { throw .renameTargetExists(newName) }
-            guard Glibc.rename(path(of: name), path(of: newName)) == 0 else {
+            let smart = isSmart(name)
+            let from = smart ? smartPath(of: name) : path(of: name)
+            guard Glibc.rename(from, smart ? smartPath(of: newName) : path(of: newName)) == 0 else {
                 if errno == ENOENT { throw .noSuchPlaylist(name) }
-                throw .fileOperationFailed(.rename, path: path(of: name))
+                throw .fileOperationFailed(.rename, path: from)
             }
             onChange()
         }
@@ -242,7 +262,7 @@ package final class StoredPlaylists: Sendable {
     // MARK: Files
 
     /// A file's text, or `nil` when it does not exist.
-    private func read(_ path: String) throws(LibraryError) -> String? {
+    func read(_ path: String) throws(LibraryError) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
@@ -270,6 +290,12 @@ package final class StoredPlaylists: Sendable {
             guard let root = absolutePathRoot, !entry.hasPrefix("/"), !entry.contains("://") else { return entry }
             return root + "/" + entry
         }
+        try writeFile(PlaylistFormat.m3uText(lines), to: path(of: name))
+    }
+
+    /// Writes a file of the directory through a temporary file and `rename`, making the
+    /// directory first if needed.
+    func writeFile(_ text: String, to path: String) throws(LibraryError) {
         if mkdir(directory, 0o755) != 0 && errno != EEXIST {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -278,7 +304,7 @@ package final class StoredPlaylists: Sendable {
             }
         }
         do throws(AtomicFile.Failure) {
-            try AtomicFile.write(Array(PlaylistFormat.m3uText(lines).utf8), to: path(of: name))
+            try AtomicFile.write(Array(text.utf8), to: path)
         } catch {
             let operation: FileOperation =
                 switch error.step {

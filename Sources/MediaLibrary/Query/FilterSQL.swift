@@ -34,6 +34,13 @@ struct SQLFragment: Sendable {
 enum FilterSQL {
     /// The condition for `expression`.
     static func condition(_ expression: FilterExpression) -> SQLFragment {
+        condition(expression, stickers: SongStickerValues())
+    }
+
+    /// The condition for `expression`.
+    /// - Parameter stickers: the values of the stickers a smart playlist's rule compares
+    ///   (``FilterExpression/sticker(_:_:)``); a sticker missing from it reads as 0 on every song.
+    static func condition(_ expression: FilterExpression, stickers: SongStickerValues) -> SQLFragment {
         switch expression {
         case .tag(let tag, let predicate):
             return negate(tagCondition(tag, predicate), if: predicate.negated)
@@ -78,12 +85,14 @@ enum FilterSQL {
         case .priorityAtLeast(let priority):
             // Songs in the database have priority 0.
             return priority == 0 ? .alwaysTrue : .alwaysFalse
+        case .sticker(let name, let predicate):
+            return stickerCondition(stickers.values(of: name), predicate)
         case .not(let inner):
-            let compiled = condition(inner)
+            let compiled = condition(inner, stickers: stickers)
             return SQLFragment("NOT (\(compiled.sql))", values: compiled.arguments)
         case .and(let operands):
             guard !operands.isEmpty else { return .alwaysTrue }
-            let compiled = operands.map(condition)
+            let compiled = operands.map { condition($0, stickers: stickers) }
             var result = SQLFragment(compiled.map { "(\($0.sql))" }.joined(separator: " AND "))
             result.arguments = compiled.flatMap(\.arguments)
             return result
@@ -113,7 +122,7 @@ enum FilterSQL {
             return !directory.isEmpty
         case .and(let operands):
             return operands.contains(where: drives)
-        case .anyTag, .modifiedSince, .addedSince, .audioFormat, .priorityAtLeast, .not:
+        case .anyTag, .modifiedSince, .addedSince, .audioFormat, .priorityAtLeast, .sticker, .not:
             return false
         }
     }
@@ -124,6 +133,9 @@ enum FilterSQL {
         switch expression {
         case .modifiedSince, .addedSince:
             // The list of songs since a time long past is every song.
+            return true
+        case .sticker:
+            // A list of URIs from the sticker database, or every song but those.
             return true
         case .tag(let tag, let predicate):
             // An empty `==` tests each song for the tag instead of listing values.
@@ -157,6 +169,18 @@ enum FilterSQL {
     /// 100,000 songs). A time long past lists every song, half again the time of that walk.
     private static func timeRange(_ column: String, since time: Int64) -> SQLFragment {
         SQLFragment("s.id IN (SELECT id FROM song WHERE \(column) >= ?)", [time])
+    }
+
+    /// A sticker comparison, from the values read beforehand (the sticker database is a file
+    /// of its own, MPD's, which the music database's connections do not attach). When a missing
+    /// sticker (0) matches, the songs are all but those whose value does not; otherwise only
+    /// those whose value does. Either list goes in as one JSON argument, however long.
+    private static func stickerCondition(_ values: [String: Int64], _ predicate: StickerValuePredicate) -> SQLFragment {
+        let missingMatches = predicate.holds(0)
+        let listed = values.compactMap { uri, value in predicate.holds(value) != missingMatches ? uri : nil }
+        guard !listed.isEmpty else { return missingMatches ? .alwaysTrue : .alwaysFalse }
+        let list = String(decoding: (try? JSONEncoder().encode(listed)) ?? Data("[]".utf8), as: UTF8.self)
+        return SQLFragment("s.uri \(missingMatches ? "NOT IN" : "IN") (SELECT value FROM json_each(?))", [list])
     }
 
     private static func negate(_ fragment: SQLFragment, if negated: Bool) -> SQLFragment {

@@ -43,7 +43,7 @@ extension Library {
     }
 
     /// MPD's `sort`: a stable sort of the matching songs in database order by the key.
-    private static func sortedIDs(_ db: Database, _ condition: SQLFragment, _ sort: MusicModel.SortOrder) throws
+    static func sortedIDs(_ db: Database, _ condition: SQLFragment, _ sort: MusicModel.SortOrder) throws
         -> [Int64]
     {
         switch sort.key {

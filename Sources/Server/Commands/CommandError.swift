@@ -96,6 +96,14 @@ enum CommandError {
         case .rangeOutOfBounds:
             // MPD 0.23's message for one position out of range.
             return MPDError(.argument, "Bad range")
+        case .smartPlaylistNotEditable(let name):
+            // MPD's `PlaylistResult::DENIED`, the code of its other edits that are not allowed.
+            return MPDError(.permission, "Cannot edit smart playlist \(name.mpdQuoted): its rule chooses its songs")
+        case .invalidSmartPlaylist(let name, let line, let reason):
+            // MPD defines ACK 53 for a playlist that does not load, and never uses it.
+            return MPDError(
+                .playlistLoad,
+                "Bad smart playlist \(name.mpdQuoted): \(name)\(StoredPlaylists.smartSuffix):\(line): \(reason)")
         case .fileOperationFailed(let operation, let path, let reason):
             return MPDError(.system, "Failed to \(operation.rawValue) \(path): \(reason)")
         case .updateQueueFull:

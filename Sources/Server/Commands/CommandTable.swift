@@ -26,7 +26,8 @@ package struct CommandTable: Sendable {
             + DatabaseBrowseCommands.definitions + DatabaseQueryCommands.definitions + UpdateCommands.definitions
             + ArtworkCommands.definitions + DatabaseAddCommands.definitions + PlaybackCommands.definitions
             + PlaybackOptionCommands.definitions + QueueEditCommands.definitions + QueueInfoCommands.definitions
-            + OutputCommands.definitions + StoredPlaylistCommands.definitions + StickerCommands.definitions
+            + OutputCommands.definitions + StoredPlaylistCommands.definitions + SmartPlaylistCommands.definitions
+            + StickerCommands.definitions
             + MessageCommands.definitions + PartitionCommands.definitions
     )
 

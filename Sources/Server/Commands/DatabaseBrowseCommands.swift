@@ -42,7 +42,7 @@ enum DatabaseBrowseCommands {
         // `hide_playlists_in_root` turns it off). A playlist directory that cannot be read
         // lists none, as in MPD.
         if uri.isEmpty && !invocation.session.protocolFeatures.contains(.hidePlaylistsInRoot) {
-            for playlist in (try? invocation.server.storedPlaylists.list()) ?? [] {
+            for playlist in (try? invocation.server.smartPlaylists.listing()) ?? [] {
                 StoredPlaylistCommands.write(playlist, to: &invocation.response)
             }
         }

@@ -38,14 +38,20 @@ struct PlaylistSource {
         _ = try LibraryURI.local(argument, allowEmpty: false)
     }
 
-    /// Opens the playlist `argument` names.
-    /// - Throws: ``LibraryError/noSuchPlaylist(_:)`` when neither a stored playlist nor a
-    ///   readable playlist file in the music folder has that name (Tonearm opens no remote
-    ///   playlists).
-    static func open(_ argument: String, _ server: ServerContext) throws(LibraryError) -> PlaylistSource {
+    /// Opens the playlist `argument` names. A smart playlist's rule is evaluated now: its
+    /// entries are the songs it chooses (docs/smart-playlists.md).
+    /// - Throws: ``LibraryError/noSuchPlaylist(_:)`` when neither a smart or stored playlist nor
+    ///   a readable playlist file in the music folder has that name (Tonearm opens no remote
+    ///   playlists); ``LibraryError/invalidSmartPlaylist(_:line:reason:)`` for a smart
+    ///   playlist's file that does not read.
+    static func open(_ argument: String, _ server: ServerContext) async throws -> PlaylistSource {
         let library = server.library
         let resolver = PlaylistEntryResolver(
             musicDirectory: library?.settings.musicDirectory ?? server.configuration.musicDirectory)
+        if let smart = try server.smartPlaylists.entry(named: argument) {
+            let uris = try await server.smartPlaylists.songURIs(smart.definition)
+            return PlaylistSource(entries: uris, base: "", library: library, resolver: resolver)
+        }
         if !argument.contains("://") {
             if StoredPlaylists.isValidName(argument), let entries = try server.storedPlaylists.entries(of: argument) {
                 return PlaylistSource(entries: entries, base: "", library: library, resolver: resolver)
@@ -57,7 +63,7 @@ struct PlaylistSource {
                     library: library, resolver: resolver)
             }
         }
-        throw .noSuchPlaylist(argument)
+        throw LibraryError.noSuchPlaylist(argument)
     }
 
     /// The entries at `indices`, translated and looked up in the database with one query per

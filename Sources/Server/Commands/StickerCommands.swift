@@ -209,12 +209,15 @@ struct StickerObject {
     }
 
     /// Whether `name` is a stored playlist: `NAME.m3u` in `playlist_directory`, as MPD's
-    /// `ListPlaylistFiles` finds them.
+    /// `ListPlaylistFiles` finds them, or a smart playlist (`NAME.smartpl`), which clients see
+    /// as one.
     private func isStoredPlaylist(_ name: String) -> Bool {
         guard !name.isEmpty, !name.contains("/"), !name.contains("\n") else { return false }
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(
-            atPath: playlistDirectory + "/" + name + ".m3u", isDirectory: &isDirectory)
-        return exists && !isDirectory.boolValue
+        return [".m3u", StoredPlaylists.smartSuffix].contains { suffix in
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(
+                atPath: playlistDirectory + "/" + name + suffix, isDirectory: &isDirectory)
+            return exists && !isDirectory.boolValue
+        }
     }
 }

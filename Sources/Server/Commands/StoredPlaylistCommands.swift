@@ -15,7 +15,7 @@ enum StoredPlaylistCommands {
             try await list(&invocation, details: true)
         },
         CommandDefinition("listplaylists", permission: .read, arguments: .exactly(0)) { invocation in
-            for playlist in try invocation.server.storedPlaylists.list() {
+            for playlist in try invocation.server.smartPlaylists.listing() {
                 write(playlist, to: &invocation.response)
             }
             return .ok
@@ -61,7 +61,7 @@ enum StoredPlaylistCommands {
         let argument = invocation.arguments[0]
         try PlaylistSource.locate(argument)
         let range = try invocation.arguments.count > 1 ? Arguments.range(invocation.arguments[1]) : .all
-        let source = try PlaylistSource.open(argument, invocation.server)
+        let source = try await PlaylistSource.open(argument, invocation.server)
         let start = min(range.start, source.entries.count)
         let resolved = try await source.resolve(start..<max(start, range.upperBound(clippedTo: source.entries.count)))
         let tags = invocation.visibleTags
@@ -91,7 +91,7 @@ enum StoredPlaylistCommands {
             filterArguments = filterArguments.dropLast(2)
         }
         let filter = try FilterExpression.parse(filterArguments, foldCase: true)
-        let source = try PlaylistSource.open(argument, invocation.server)
+        let source = try await PlaylistSource.open(argument, invocation.server)
         let resolved = try await source.resolve(source.entries.indices)
         let library = try invocation.server.requireLibrary()
         let matching = try await library.uris(matching: filter, among: resolved.compactMap { $0.song?.uri })
@@ -117,7 +117,7 @@ enum StoredPlaylistCommands {
     static func length(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         let argument = invocation.arguments[0]
         try PlaylistSource.locate(argument)
-        let source = try PlaylistSource.open(argument, invocation.server)
+        let source = try await PlaylistSource.open(argument, invocation.server)
         let resolved = try await source.resolve(source.entries.indices)
         // MPD adds whole milliseconds and rounds the sum to the nearest second.
         let milliseconds = resolved.reduce(Int64(0)) { sum, entry in
@@ -142,7 +142,7 @@ enum StoredPlaylistCommands {
         let position =
             try invocation.arguments.count > 2
             ? QueueEditCommands.insertPosition(invocation.arguments[2], player) : nil
-        let source = try PlaylistSource.open(argument, invocation.server)
+        let source = try await PlaylistSource.open(argument, invocation.server)
         let start = min(range.start, source.entries.count)
         let resolved = try await source.resolve(start..<max(start, range.upperBound(clippedTo: source.entries.count)))
         try player.load(resolved.compactMap(\.song), at: position, name: argument)

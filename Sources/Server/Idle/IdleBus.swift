@@ -16,6 +16,7 @@ package final class IdleBus: Sendable {
 
     private let inboxes = Mutex<[ObjectIdentifier: IdleInbox]>([:])
     private let held = Mutex(Held())
+    private let observers = Mutex<[(subsystems: IdleSubsystems, handler: @Sendable () -> Void)]>([])
 
     /// Creates an empty bus.
     package init() {}
@@ -30,6 +31,15 @@ package final class IdleBus: Sendable {
         guard !holding else { return }
         let targets = inboxes.withLock { Array($0.values) }
         for inbox in targets { inbox.post(subsystems) }
+        let handlers = observers.withLock { $0.filter { !$0.subsystems.isDisjoint(with: subsystems) } }
+        for observer in handlers { observer.handler() }
+    }
+
+    /// Calls `handler` whenever one of `subsystems` is raised for every client, from the thread
+    /// that raises it: the server's own parts follow the clients' events this way (the smart
+    /// playlists follow `database` and `sticker`). The handler must return at once.
+    package func observe(_ subsystems: IdleSubsystems, _ handler: @escaping @Sendable () -> Void) {
+        observers.withLock { $0.append((subsystems, handler)) }
     }
 
     /// Raises `subsystems` for the clients of one partition only.
