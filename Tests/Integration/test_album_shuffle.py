@@ -272,7 +272,7 @@ def test_the_mode_survives_a_restart(make_tonearm, albums_library, tmp_path):
     ('sendmessage tonearm "shufflemode sideways"',
      "ACK [2@0] {sendmessage} Unrecognized shuffle mode, expected off, songs, or albums"),
     ('sendmessage tonearm "play"',
-     'ACK [2@0] {sendmessage} "play" is not a command of the tonearm channel: shufflemode'),
+     'ACK [2@0] {sendmessage} "play" is not a command of the tonearm channel: shufflemode, smartplaylist'),
     ('sendmessage tonearm ""', "ACK [2@0] {sendmessage} not a command for the tonearm channel: No command given"),
 ])
 def test_bad_requests(server, command, answer):

@@ -18,7 +18,7 @@ import mpd
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from support.clients import mpc_out  # noqa: E402
+from support.clients import mpc, mpc_out  # noqa: E402
 from support.library import wait_for_scan  # noqa: E402
 from support.playback import A1, A2, A3, B1, B2, B3, LONG, URIS, wait_state  # noqa: E402
 from support.polling import poll  # noqa: E402
@@ -105,6 +105,18 @@ def test_mpc_loads_a_smart_playlist_into_the_queue(server):
     with server.connect() as c:
         status = dict(line.split(": ", 1) for line in c.command("status")[:-1])
         assert status["lastloadedplaylist"] == "Top rated"
+
+
+def test_mpc_defines_one_through_the_tonearm_channel(server):
+    """mpc sends only the commands it knows; the server runs a `smartplaylist` sent as a message
+    on its `tonearm` channel, with the same ACK when the rule is bad."""
+    rule = 'smartplaylist Alpha "(artist == \\"Alpha\\")" sort Title'
+    assert mpc_out(server, "sendmessage", "tonearm", rule) == ""
+    assert "Alpha" in mpc_out(server, "lsplaylists").splitlines()
+    assert mpc_out(server, "playlist", "Alpha").splitlines() == sorted(
+        NAMES[uri] for uri in (A1, A2, A3))
+    refused = mpc(server, "sendmessage", "tonearm", 'smartplaylist Broken "(artist ==")')
+    assert refused.returncode == 1 and "Broken" not in mpc_out(server, "lsplaylists")
 
 
 def test_the_defaults_follow_the_configuration(start):

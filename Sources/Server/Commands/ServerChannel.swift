@@ -2,8 +2,8 @@ import MPDProtocol
 
 /// The `tonearm` message channel: how a client that sends only the commands it knows reaches
 /// Tonearm's own commands. `mpc sendmessage tonearm "shufflemode albums"` runs
-/// `shufflemode albums` as if the client had sent it: the same permission check, the same ACK
-/// (under `sendmessage`) when it fails.
+/// `shufflemode albums` as if the client had sent it, and `smartplaylist` likewise: the same
+/// permission check, the same ACK (under `sendmessage`) when it fails.
 ///
 /// The server listens on the channel itself, so a message there always has a receiver; the
 /// channel is not listed by `channels`, which keeps MPD's answer for the channels clients made.
@@ -12,9 +12,11 @@ enum ServerChannel {
     /// The channel's name.
     static let name = "tonearm"
 
-    /// The commands a message on the channel may run: Tonearm's own, which no MPD client sends
-    /// by itself.
-    static let commands: [CommandDefinition] = PlaybackOptionCommands.definitions.filter { $0.name == "shufflemode" }
+    /// The commands a message on the channel may run: Tonearm's own that change something,
+    /// which no MPD client sends by itself (what they would print is not sent anywhere).
+    static let commands: [CommandDefinition] =
+        PlaybackOptionCommands.definitions.filter { $0.name == "shufflemode" }
+        + SmartPlaylistCommands.definitions.filter { $0.name == "smartplaylist" }
 
     /// Runs the message `text` as a command line for the sender.
     /// - Throws: the command's error, or ACK 2 for text that is not one of ``commands``.
