@@ -13,7 +13,7 @@ import pytest
 
 from support.clients import mpc, mpc_out
 from support.library import wait_for_scan
-from support.playback import fields, status, wait_state
+from support.playback import fields, status, wait_state, wait_status
 
 FFMPEG = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y"]
 # (folder, album, album artist, [(disc, track)…] in the order the files are named): the
@@ -320,3 +320,54 @@ def test_real_playback_plays_albums_whole(server):
             time.sleep(0.05)
     assert_albums_whole(started, 13)
     assert mpc_out(tonearm, "playlist", "-f", "%file%").splitlines() == listed
+
+
+def test_previous_walks_back_the_play_order(server):
+    tonearm = server()
+    with tonearm.connect() as c:
+        assert c.command("shufflemode albums") == ["OK"]
+        assert c.command("play") == ["OK"]
+        forward = [current_file(c)]
+        for _ in range(4):
+            c.command("next")
+            forward.append(current_file(c))
+        backward = [current_file(c)]
+        for _ in range(4):
+            c.command("previous")
+            backward.append(current_file(c))
+        assert backward == forward[::-1]
+
+
+def test_single_stops_after_the_song_and_with_repeat_repeats_it(server):
+    tonearm = server()
+    with tonearm.connect() as c:
+        assert c.command("shufflemode albums") == ["OK"]
+        assert c.command("single 1") == ["OK"]
+        assert c.command("play") == ["OK"]
+        # The song (a second long) ends by itself, and single stops playing there.
+        wait_status(c, lambda s: s["state"] != "play", what="single to stop after the song")
+        assert c.command("repeat 1") == ["OK"] and c.command("play") == ["OK"]
+        # With repeat, the song that plays is also the next one.
+        now = status(c)
+        assert now["state"] == "play" and now["nextsongid"] == now["songid"]
+
+
+def test_deleting_songs_while_it_plays_keeps_the_albums_whole(server):
+    tonearm = server()
+    with tonearm.connect() as c:
+        assert c.command("shufflemode albums") == ["OK"]
+        first = fields(c.command('playlistfind file "Di/1.flac"'))["Id"]
+        assert c.command(f"playid {first}") == ["OK"] and c.command("pause 1") == ["OK"]
+        # Take out the middle song of every three-song album, and one song without an album.
+        for folder in ("Ann", "Bo", "Cy"):
+            song_id = fields(c.command(f'playlistfind file "{album_order(folder)[1]}"'))["Id"]
+            assert c.command(f"deleteid {song_id}") == ["OK"]
+        song_id = fields(c.command('playlistfind file "Loose/two.flac"'))["Id"]
+        assert c.command(f"deleteid {song_id}") == ["OK"]
+        played = walk_on(c)
+        remaining = {folder: [uri for i, uri in enumerate(album_order(folder)) if i != 1 or folder == "Di"]
+                     for folder in ("Ann", "Bo", "Cy", "Di")}
+        for folder, order in remaining.items():
+            present = [uri for uri in order if uri in played]
+            start = played.index(present[0])
+            assert played[start:start + len(present)] == present, played
