@@ -7,7 +7,9 @@ slash, so Cantata showed no cover at all). Its MPD log (`-d mpd`) holds every co
 every answer, so the test checks that no ACK Tonearm gave is Tonearm's alone: MPD gives the same
 code for the same command. A screenshot must show the covers: the library's covers are
 replaced here by images of colours nothing else on the screen has, and the screenshot is
-searched for them; the same search finds nothing when the covers are missing.
+searched for them; the same search finds nothing when the covers are missing. Then another
+client queues an album and pauses on its first song: Cantata follows over idle (`playlistinfo`,
+`currentsong`, `sticker get … rating`) and shows the song with its cover in its toolbar.
 
 Cantata reaches no further than 127.0.0.1: `-n` turns its network access off, cover fetching
 from the internet is off in its configuration, its music folder setting names an empty folder
@@ -37,7 +39,11 @@ COVERS = {
     "folder": ("坂本龍一/音楽図鑑/folder.jpg", (0xE0, 0x8A, 0x0B)),
 }
 COLOURS = {name: colour for name, (_, colour) in COVERS.items()}
-SHOWN = 500  # pixels of a cover's colour that make it shown (a cover is about 110 × 80 pixels)
+# Pixels of a cover's colour that make it shown: in the album grid (a cover is about 110 × 80
+# pixels), and in the toolbar's cover of the current song (about 50 × 40).
+SHOWN = 500
+SHOWN_SMALL = 300
+TOOLBAR = (0, 0, 400, 56)  # x, y, width, height: above the album grid
 WIDTH, HEIGHT = 1600, 600  # one row of album covers fits
 
 
@@ -182,52 +188,65 @@ album\\gridZoom=70
     return config
 
 
-def run_cantata(server, workdir: Path, expected: tuple[str, ...]) -> CantataRun:
-    """Starts Cantata against `server` on a virtual screen and returns its run once it has
-    asked for the three covers and read the answers, and the screen has settled (two
-    screenshots alike) showing the `expected` covers, or 20 s after the answers without them."""
-    workdir.mkdir()
-    home = workdir / "home"
-    runtime = workdir / "runtime"
-    runtime.mkdir(mode=0o700)
-    cantata_config(home, server.port)
-    with VirtualScreen(WIDTH, HEIGHT, log=workdir / "xvfb.log") as screen:
+class Cantata:
+    """Cantata against `server` on a virtual screen of its own, with its MPD and network log in
+    WORKDIR/cantata.log; `look` reads the log and takes a screenshot."""
+
+    def __init__(self, server, workdir: Path):
+        workdir.mkdir()
+        self.workdir = workdir
+        home = workdir / "home"
+        runtime = workdir / "runtime"
+        runtime.mkdir(mode=0o700)
+        cantata_config(home, server.port)
+        self.screen = VirtualScreen(WIDTH, HEIGHT, log=workdir / "xvfb.log")
         env = {key: value for key, value in os.environ.items() if "proxy" not in key.lower()}
         env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"),
-                   XDG_DATA_HOME=str(home / ".local/share"), XDG_RUNTIME_DIR=str(runtime), DISPLAY=screen.display,
-                   QT_QPA_PLATFORM="xcb", LANG="C.UTF-8", LC_ALL="C.UTF-8")
-        log_path = workdir / "cantata.log"
-        with open(log_path, "wb") as log:
+                   XDG_DATA_HOME=str(home / ".local/share"), XDG_RUNTIME_DIR=str(runtime),
+                   DISPLAY=self.screen.display, QT_QPA_PLATFORM="xcb", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+        self.log_path = workdir / "cantata.log"
+        with open(self.log_path, "wb") as log:
             # Its own session: dbus-run-session, its bus and Cantata are stopped together.
-            cantata = subprocess.Popen(["dbus-run-session", "--", "cantata", "-n", "-d", "mpd,network-access"],
-                                       cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                       stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            deadline = time.monotonic() + 90
-            answered = None  # when the covers' answers were first all in the log
-            previous = None
-            count = 0
-            while True:
-                count += 1
-                shot = screen.screenshot(workdir / f"screen{count % 2}.png")
-                run = CantataRun(log_path.read_text(errors="replace"), screenshot=shot)
-                run.exchanges = parse_log(run.log)
-                if answered is None and covers_answered(run):
-                    answered = time.monotonic()
-                settled = previous is not None and previous.rgb == shot.rgb
-                if answered is not None and settled and (shown(shot, *expected) or time.monotonic() > answered + 20):
-                    final = workdir / "screen.png"
-                    shutil.copy(shot.path, final)
-                    shot.path = final
-                    return run
-                if cantata.poll() is not None:
-                    raise AssertionError(f"Cantata exited with {cantata.returncode}; its log:\n{run.log[-3000:]}")
-                if time.monotonic() > deadline:
-                    raise AssertionError(f"waited 90 s for Cantata to ask for the covers; see {workdir}")
-                previous = shot
-                time.sleep(0.5)
-        finally:
-            processes.terminate(cantata, group=True)
+            self.process = subprocess.Popen(
+                ["dbus-run-session", "--", "cantata", "-n", "-d", "mpd,network-access"], cwd=workdir, env=env,
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.shots = 0
+
+    def look(self) -> CantataRun:
+        self.shots += 1
+        shot = self.screen.screenshot(self.workdir / f"screen{self.shots % 2}.png")
+        run = CantataRun(self.log_path.read_text(errors="replace"), screenshot=shot)
+        run.exchanges = parse_log(run.log)
+        return run
+
+    def wait_for(self, what: str, done, timeout: float = 90) -> CantataRun:
+        """Looks until `done(run)` holds and the screen has settled (two screenshots alike);
+        returns that run, its screenshot kept as WORKDIR/NAME.png (NAME: `what`, dashed)."""
+        deadline = time.monotonic() + timeout
+        previous = None
+        while True:
+            run = self.look()
+            if done(run) and previous is not None and previous.rgb == run.screenshot.rgb:
+                kept = self.workdir / (what.replace(" ", "-").replace("'", "") + ".png")
+                shutil.copy(run.screenshot.path, kept)
+                run.screenshot.path = kept
+                return run
+            if self.process.poll() is not None:
+                raise AssertionError(f"Cantata exited with {self.process.returncode}; its log:\n{run.log[-3000:]}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"waited {timeout} s for {what}; see {self.workdir}")
+            previous = run.screenshot
+            time.sleep(0.5)
+
+    def close(self):
+        processes.terminate(self.process, group=True)
+        self.screen.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 def started(kind, music: Path, workdir: Path):
@@ -242,20 +261,48 @@ def covers_answered(run: CantataRun) -> bool:
     return all(run.albumart_answered(str(Path(path).parent)) for path, _ in COVERS.values())
 
 
-def shown(shot: Screenshot, *names: str) -> bool:
-    """Whether the covers `names` are on the screen."""
-    counts = count_colours(shot, {name: COLOURS[name] for name in names})
-    return all(count >= SHOWN for count in counts.values())
+def shown(shot: Screenshot, *names: str, region=None) -> bool:
+    """Whether the covers `names` are on the screen (in `region`: x, y, width, height)."""
+    counts = count_colours(shot, {name: COLOURS[name] for name in names}, region=region)
+    return all(count >= (SHOWN if region is None else SHOWN_SMALL) for count in counts.values())
+
+
+def the_covers(expected: tuple[str, ...]):
+    """A `wait_for` check: Cantata asked for the three covers and read the answers, and the
+    `expected` covers show, or 20 s have passed since the answers without them."""
+    answered = []
+
+    def done(run: CantataRun) -> bool:
+        if not covers_answered(run):
+            return False
+        if not answered:
+            answered.append(time.monotonic())
+        return shown(run.screenshot, *expected) or time.monotonic() > answered[0] + 20
+
+    return done
+
+
+def exercise(cantata: Cantata, server) -> tuple[CantataRun, CantataRun]:
+    """What the test does with Cantata on each server: it waits for the album grid's covers;
+    then another client queues Debut and pauses its first song, and Cantata, following over
+    idle, shows that song with its cover in the toolbar. Returns the run at each point."""
+    covers = cantata.wait_for("the album covers", the_covers(("jpeg", "png")))
+    with server.connect() as c:
+        assert c.command('add "Björk/Debut"') == ["OK"]
+        assert c.command("play 0") == ["OK"]
+        assert c.command("pause 1") == ["OK"]
+    paused = cantata.wait_for("the paused song's cover", lambda run: shown(run.screenshot, "jpeg", region=TOOLBAR))
+    return covers, paused
 
 
 @pytest.fixture(scope="module")
-def mpd_run(cantata_libraries, tmp_path_factory):
-    """Cantata against Debian's MPD on the library with covers, once the covers MPD has (not
-    folder.jpg) show and the screen has settled."""
+def mpd_runs(cantata_libraries, tmp_path_factory):
+    """`exercise` with Debian's MPD on the library with covers."""
     workdir = tmp_path_factory.mktemp("cantata-mpd")
     server = started("mpd", cantata_libraries["covers"], workdir / "mpd")
     try:
-        return run_cantata(server, workdir / "cantata", ("jpeg", "png"))
+        with Cantata(server, workdir / "cantata") as cantata:
+            return exercise(cantata, server)
     finally:
         server.stop()
 
@@ -265,37 +312,40 @@ def no_internet(run: CantataRun):
     assert requests == [], "Cantata asked for http(s) addresses"
 
 
-def test_cantata_shows_tonearms_covers_and_meets_no_ack_mpd_does_not_give(cantata_libraries, mpd_run, tmp_path):
+def test_cantata_shows_tonearms_covers_and_meets_no_ack_mpd_does_not_give(cantata_libraries, mpd_runs, tmp_path):
     server = started("tonearm", cantata_libraries["covers"], tmp_path / "tonearm")
     try:
-        run = run_cantata(server, tmp_path / "cantata", ("jpeg", "png", "folder"))
+        with Cantata(server, tmp_path / "cantata") as cantata:
+            covers, paused = exercise(cantata, server)
     finally:
         server.stop()
-    where = f"Cantata's log and screenshot: {tmp_path}/cantata"
-    tonearms_own = run.acks() - mpd_run.acks()
+    where = f"Cantata's log and screenshots: {tmp_path}/cantata"
+    tonearms_own = paused.acks() - mpd_runs[1].acks()
     assert tonearms_own == set(), f"ACKs only Tonearm gave; {where}"
-    assert any(code == "50" and name == "albumart" for _, code, name in run.acks()), \
-        "an album without a cover gets ACK 50 from both"
-    counts = count_colours(run.screenshot, COLOURS)
+    assert {("albumart", "50"), ("sticker", "50")} <= {(name, code) for _, code, name in paused.acks()}, \
+        "albums without a cover and songs without a rating get ACK 50 from both"
+    counts = count_colours(covers.screenshot, COLOURS)
     assert all(count >= SHOWN for count in counts.values()), f"covers on the screen: {counts}; {where}"
     # Every cover came over the protocol, the JPEG in more than one chunk.
     assert sum(e.command.startswith('albumart "Björk/Debut/"') and "binary: " in e.answer
-               for e in run.exchanges) > 1
-    no_internet(run)
+               for e in covers.exchanges) > 1
+    no_internet(paused)
 
 
-def test_cantata_shows_mpds_covers_but_not_folder_jpg(mpd_run):
-    counts = count_colours(mpd_run.screenshot, COLOURS)
+def test_cantata_shows_mpds_covers_but_not_folder_jpg(mpd_runs):
+    covers, paused = mpd_runs
+    counts = count_colours(covers.screenshot, COLOURS)
     assert counts["jpeg"] >= SHOWN and counts["png"] >= SHOWN, counts
     # MPD 0.23 looks for cover.* only; Tonearm serves folder.jpg too (docs/clients.md).
     assert counts["folder"] == 0, counts
-    no_internet(mpd_run)
+    no_internet(paused)
 
 
 def test_the_cover_check_fails_without_covers(cantata_libraries, tmp_path):
     server = started("tonearm", cantata_libraries["bare"], tmp_path / "tonearm")
     try:
-        run = run_cantata(server, tmp_path / "cantata", ())
+        with Cantata(server, tmp_path / "cantata") as cantata:
+            run = cantata.wait_for("the album covers", the_covers(()))
     finally:
         server.stop()
     counts = count_colours(run.screenshot, COLOURS)

@@ -61,8 +61,10 @@ class VirtualScreen:
         self.close()
 
 
-def count_colours(shot: Screenshot, colours: dict[str, tuple[int, int, int]], tolerance: int = 8) -> dict[str, int]:
-    """How many pixels of `shot` are within `tolerance` (per channel) of each named colour."""
+def count_colours(shot: Screenshot, colours: dict[str, tuple[int, int, int]], tolerance: int = 8,
+                  region: tuple[int, int, int, int] | None = None) -> dict[str, int]:
+    """How many pixels of `shot` (or of its `region`: x, y, width, height) are within
+    `tolerance` (per channel) of each named colour."""
     nearby: dict[bytes, str] = {}
     span = range(-tolerance, tolerance + 1)
     for name, (red, green, blue) in colours.items():
@@ -73,9 +75,12 @@ def count_colours(shot: Screenshot, colours: dict[str, tuple[int, int, int]], to
                     if all(0 <= channel <= 255 for channel in pixel):
                         nearby[bytes(pixel)] = name
     counts = dict.fromkeys(colours, 0)
+    x, y, width, height = region or (0, 0, shot.width, shot.height)
     rgb = shot.rgb
-    for offset in range(0, len(rgb), 3):
-        name = nearby.get(rgb[offset:offset + 3])
-        if name is not None:
-            counts[name] += 1
+    for row in range(y, y + height):
+        start = (row * shot.width + x) * 3
+        for offset in range(start, start + width * 3, 3):
+            name = nearby.get(rgb[offset:offset + 3])
+            if name is not None:
+                counts[name] += 1
     return counts
