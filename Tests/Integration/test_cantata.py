@@ -161,8 +161,9 @@ def parse_log(text: str) -> list[Exchange]:
 
 
 def cantata_config(home: Path, port: int) -> Path:
-    """Cantata's own configuration: the server on 127.0.0.1, an empty music folder, no cover
-    fetching from the internet, the Library page as a grid of albums beside no play queue."""
+    """Cantata's own configuration: the server on 127.0.0.1 and its default partition (Cantata
+    saves `partition=default` on its first exit), an empty music folder, no cover fetching
+    from the internet, the Library page as a grid of albums beside no play queue."""
     config = home / ".config/cantata/cantata.conf"
     config.parent.mkdir(parents=True)
     (home / "no-music").mkdir()
@@ -177,6 +178,7 @@ mainWindowSize=@Size({WIDTH} {HEIGHT})
 [Connection]
 host=127.0.0.1
 port={port}
+partition=default
 dir={home}/no-music/
 autoUpdate=false
 
