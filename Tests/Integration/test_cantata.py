@@ -207,11 +207,15 @@ class Cantata:
                    XDG_DATA_HOME=str(home / ".local/share"), XDG_RUNTIME_DIR=str(runtime),
                    DISPLAY=self.screen.display, QT_QPA_PLATFORM="xcb", LANG="C.UTF-8", LC_ALL="C.UTF-8")
         self.log_path = workdir / "cantata.log"
-        with open(self.log_path, "wb") as log:
-            # Its own session: dbus-run-session, its bus and Cantata are stopped together.
-            self.process = subprocess.Popen(
-                ["dbus-run-session", "--", "cantata", "-n", "-d", "mpd,network-access"], cwd=workdir, env=env,
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            with open(self.log_path, "wb") as log:
+                # Its own session: dbus-run-session, its bus and Cantata are stopped together.
+                self.process = subprocess.Popen(
+                    ["dbus-run-session", "--", "cantata", "-n", "-d", "mpd,network-access"], cwd=workdir, env=env,
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        except BaseException:
+            self.screen.close()
+            raise
         self.shots = 0
 
     def look(self) -> CantataRun:
