@@ -60,7 +60,7 @@ def scrobbled_server(request, scrobble_library, tmp_path):
         config = tmp_path / "mpdscribble.conf"
         log = tmp_path / "mpdscribble.log"
         config.write_text(f"log = {log}\nverbose = 3\nhost = {server.host}\nport = {server.port}\n\n"
-                          f"[local]\nurl = {endpoint.url}\nusername = {endpoint.username}\npassword = secret\n"
+                          f"[local]\nurl = {endpoint.url}\nusername = {endpoint.username}\npassword = {endpoint.password}\n"
                           f"journal = {tmp_path}/journal\n")
         # Nothing but the endpoint: no proxy from the environment (mpdscribble reads http_proxy).
         env = {key: value for key, value in os.environ.items() if "proxy" not in key.lower()}

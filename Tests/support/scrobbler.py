@@ -54,6 +54,7 @@ class ScrobblerEndpoint:
 
     def __init__(self, username: str = "tonearm", password: str = "secret"):
         self.username = username
+        self.password = password
         self.password_md5 = hashlib.md5(password.encode()).hexdigest()
         self.handshakes: list[dict[str, str]] = []
         self.now_playing: list[NowPlaying] = []
