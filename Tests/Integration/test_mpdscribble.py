@@ -21,7 +21,7 @@ from support.library import wait_for_scan
 from support.playback import fields, wait_status
 from support.polling import poll
 from support.scrobbler import ScrobblerEndpoint
-from support.servers import MPDServer, TonearmServer
+from support.servers import Connection, MPDServer, TonearmServer
 
 FFMPEG = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y"]
 ARTIST = "Scrobble Artist"
@@ -95,7 +95,9 @@ def play_past_half(c, endpoint: ScrobblerEndpoint, song, song_id_: str):
 def test_mpdscribble_submits_plays_with_their_tags_and_love_but_not_short_songs(scrobbled_server):
     server, endpoint = scrobbled_server
     started = int(time.time())
-    with server.connect() as c:
+    # A generous wait for each answer: for some minutes on a busy machine, Debian's MPD did not
+    # answer `next` within the connection's usual 10 s (the player had moved on to the next song).
+    with Connection.connect(server.host, server.port, timeout=60) as c:
         for name, *_ in (SHORT, LOVED, SECOND):
             assert c.command(f'add "{name}"') == ["OK"]
         loved_id, second_id = song_id(c, 1), song_id(c, 2)
