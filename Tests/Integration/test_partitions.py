@@ -125,6 +125,21 @@ def test_switching_marks_the_partition_state_pending(server):
         assert pending_events(c) == ["playlist", "player", "mixer", "output", "options"]
 
 
+def test_naming_the_partition_a_client_is_in_marks_nothing(server):
+    """Cantata sends `partition "default"` on each of its two connections when it starts; a
+    client that stays where it is has nothing to reload, and MPD marks nothing pending
+    (`Client::SetPartition`). Tonearm made Cantata reload its queue, status and outputs."""
+    state = "playlist player mixer output options"  # not `update`: the first scan may still end
+    with server.connect() as c:
+        assert c.command('partition "default"') == ["OK"]
+        assert pending_events(c, state) == []
+        assert c.command("newpartition x") == ["OK"]
+        assert c.command("partition x") == ["OK"]
+        assert pending_events(c, state) == state.split()
+        assert c.command("partition x") == ["OK"]
+        assert pending_events(c, state) == []
+
+
 def test_each_partition_has_its_own_queue_and_options(player_server):
     with player_server.connect() as c, player_server.connect() as d:
         assert c.command("newpartition x") == ["OK"]

@@ -67,7 +67,7 @@ import Testing
         #expect(await error { try await set.join("x", inbox: inbox) } == "50 partition does not exist")
     }
 
-    @Test func changesRaisePartitionForEveryoneAndJoiningMarksTheStatePending() async throws {
+    @Test func changesRaisePartitionForEveryoneAndJoiningAnotherMarksTheStatePending() async throws {
         let context = try makeContext()
         let watcher = IdleInbox(wake: {})
         let mover = IdleInbox(wake: {})
@@ -77,6 +77,8 @@ import Testing
         #expect(watcher.collect(.all) == .partition)
         try await context.partitions.join("x", inbox: mover)
         #expect(mover.collect(.all) == [.partition, .playlist, .player, .mixer, .output, .options])
+        try await context.partitions.join("x", inbox: mover)
+        #expect(mover.collect(.all) == [])
         try await context.partitions.join("default", inbox: mover)
         try await context.partitions.delete("x")
         #expect(watcher.collect(.all) == .partition)

@@ -118,14 +118,18 @@ package final class PartitionSet: Sendable {
 
     /// `partition NAME`: moves a client into the partition, which from now on receives its
     /// idle events; marks `playlist player mixer output options` pending for it (without
-    /// waking it), so that it reloads what it shows, as MPD does.
+    /// waking it), so that it reloads what it shows, as MPD does. A client already in that
+    /// partition stays, and gets no event (MPD's `Client::SetPartition`): Cantata names its
+    /// partition, `default` too, on each of its connections at every start.
     /// - Throws: ACK 50 `partition does not exist`.
     func join(_ name: String, inbox: IdleInbox) async throws(MPDError) {
-        try await changes.run { [self] () throws(MPDError) in
+        let moved = try await changes.run { [self] () throws(MPDError) -> Bool in
             guard named(name) != nil else { throw MPDError(.noExist, "partition does not exist") }
+            guard inbox.partition != name else { return false }
             inbox.partition = name
+            return true
         }
-        inbox.markPending([.playlist, .player, .mixer, .output, .options])
+        if moved { inbox.markPending([.playlist, .player, .mixer, .output, .options]) }
     }
 
     /// `moveoutput NAME`: the output called `outputName` moves into `destination` from
