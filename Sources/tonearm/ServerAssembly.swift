@@ -45,6 +45,7 @@ struct ServerAssembly {
         let pipelines = PartitionPipelines.decoding(devices: devices, configuration: settings) { [logger] entry in
             switch entry.severity {
             case .error: logger.error("\(entry.text)")
+            case .warning: logger.warning("\(entry.text)")
             case .notice: logger.notice("\(entry.text)")
             case .info: logger.info("\(entry.text)")
             }

@@ -396,3 +396,50 @@ func sameSamples(_ actual: [Int16], _ expected: [Int16]) -> String? {
         #expect(await settle() == full + 8)
     }
 }
+
+/// An output that runs dry once, on its third write, and recovers (as ALSA's `snd_pcm_recover`
+/// after `EPIPE`): every sample still arrives.
+final class UnderrunningDevice: AudioOutputDevice, @unchecked Sendable {
+    let name = "card"
+    let plugin = "alsa"
+    let capture = CapturingDevice()
+    let writes = Mutex(0)
+    var underruns: Int { writes.withLock { $0 } >= 3 ? 1 : 0 }
+    func open(format: PCMFormat) throws(OutputError) -> PCMFormat { format }
+    func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+        writes.withLock { $0 += 1 }
+        return try capture.write(bytes)
+    }
+    func drain() {}
+    func cancel() {}
+    func pause() -> Bool { true }
+    func close() {}
+}
+
+@Suite struct OutputUnderrunTests {
+    /// An underrun the device recovered from is logged once, as a warning naming the output,
+    /// and playback goes on: every sample arrives and the stream ends normally.
+    @Test func anUnderrunIsLoggedOnceAndPlaybackGoesOn() async {
+        let device = UnderrunningDevice()
+        let lines = Mutex<[PipelineLogEntry]>([])
+        let pipeline = DecodingPipeline(
+            outputs: [.init(name: "card", plugin: "alsa", device: device, format: nil, softwareVolume: false)],
+            bufferBytes: 64 * 1024, log: { entry in lines.withLock { $0.append(entry) } },
+            openSource: { track in CountingSource(first: track.token * 100_000, frames: 20_000) })
+        let recorder = EventRecorder()
+        pipeline.setEventHandler { _, event in recorder.record(event) }
+        defer { pipeline.shutDown() }
+        _ = pipeline.play(
+            PipelineTrack(token: 1, path: "/song/1", duration: nil, audioFormat: "1000:16:1"), from: 0, paused: false)
+        pipeline.enqueue(nil)
+        let events = await recorder.wait { $0.contains(.finished) }
+        #expect(events.contains(.finished))
+        let samples = device.capture.samples.withLock { $0 }
+        #expect(sameSamples(samples, (0..<20_000).map { Int16(truncatingIfNeeded: 100_000 + $0) }) == nil)
+        for _ in 0..<200 where !lines.withLock({ $0.contains { $0.severity == .warning } }) {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        let warnings = lines.withLock { $0.filter { $0.severity == .warning } }
+        #expect(warnings.map(\.text) == ["audio output \"card\" (alsa) ran dry (underrun); recovered"])
+    }
+}

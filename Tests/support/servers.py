@@ -164,9 +164,11 @@ class MPDServer(_Server):
     """Debian's `mpd` on a free loopback port, in the foreground, with a null output."""
 
     def __init__(self, workdir: Path, extra_config: str = "", music_dir: Path | None = None,
-                 binary: str = "/usr/bin/mpd", output: str | None = None):
+                 binary: str = "/usr/bin/mpd", output: str | None = None, env: dict[str, str] | None = None):
         super().__init__(workdir, extra_config, music_dir, output)
         self.binary = binary
+        # The environment (None: this one's), e.g. PULSE_SERVER for an ALSA output on a sound server.
+        self.env = env
 
     def start(self, timeout: float = 30):
         if not Path(self.binary).exists():
@@ -179,7 +181,7 @@ class MPDServer(_Server):
             + f'sticker_file "{self.workdir}/sticker.sql"\n'
             + f'log_file "{self.workdir}/log"\n'
             + self.extra_config)
-        self._launch([self.binary, "--no-daemon", str(self.config_path)])
+        self._launch([self.binary, "--no-daemon", str(self.config_path)], env=self.env)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

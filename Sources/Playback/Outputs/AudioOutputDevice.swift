@@ -55,6 +55,11 @@ package protocol AudioOutputDevice: AnyObject {
     /// Closes the device. It may be opened again.
     func close()
 
+    /// How many times the device ran dry and was restarted by ``write(_:)`` since it was
+    /// created (ALSA's underruns). The output thread reads it after each chunk and logs each
+    /// new one; a device that cannot run dry keeps it at 0.
+    var underruns: Int { get }
+
     /// The device's own volume control, present when it has one and its `mixer_type` is
     /// `hardware` (the ALSA simple mixer). Software volume is applied to the samples by the
     /// output thread with ``SoftwareVolume`` instead.
@@ -70,6 +75,9 @@ package protocol AudioOutputDevice: AnyObject {
 }
 
 extension AudioOutputDevice {
+    /// Never ran dry, unless the plugin can.
+    package var underruns: Int { 0 }
+
     /// No mixer of its own, unless the plugin has one.
     package var hardwareMixer: (any HardwareMixer)? { nil }
 

@@ -11,7 +11,8 @@ import Glibc
 /// thread until it is free.
 ///
 /// - Format: ``ALSAHardwareSetup`` (MPD's negotiation and buffer/period defaults).
-/// - Underruns and suspends are recovered with `snd_pcm_recover` and the write goes on.
+/// - Underruns and suspends are recovered with `snd_pcm_recover` and the write goes on; each
+///   underrun is counted (``underruns``), and the output thread logs it.
 /// - `pause` uses `snd_pcm_pause` where the hardware can pause; the next write resumes.
 /// - `cancel` drops the buffer (`snd_pcm_drop`); the device is prepared again only when the
 ///   next write comes, as MPD does (preparing at once makes some drivers click).
@@ -37,6 +38,9 @@ package final class ALSAOutput: AudioOutputDevice {
     private var canPause = false
     private var paused = false
     private var mustPrepare = false
+    /// How many times the device ran dry (`EPIPE` from `snd_pcm_writei`) and was prepared
+    /// again; never reset, so the output thread notices each new one.
+    package private(set) var underruns = 0
     /// What the last open negotiated, for `outputs`' attributes and tests.
     package private(set) var negotiated: ALSAHardwareSetupSummary?
 
@@ -131,6 +135,7 @@ package final class ALSAOutput: AudioOutputDevice {
             }
             if n == -Int(EAGAIN) || n == -Int(EINTR) { continue }
             // Underrun (EPIPE) or suspend (ESTRPIPE): prepare or resume and go on writing.
+            if n == -Int(EPIPE) { underruns += 1 }
             let recovered = snd_pcm_recover(pcm, Int32(truncatingIfNeeded: n), 1)
             if recovered < 0 { throw .alsa("snd_pcm_writei() failed", n) }
         }

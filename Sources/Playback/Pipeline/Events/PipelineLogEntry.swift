@@ -5,6 +5,8 @@ package struct PipelineLogEntry: Sendable, Equatable {
     package enum Severity: Sendable, Equatable {
         /// Something failed: a song that cannot be decoded, an output that cannot play.
         case error
+        /// Something went wrong and was recovered: an output that ran dry (an underrun).
+        case warning
         /// Worth seeing at the default level: an output opened for the first time.
         case notice
         /// Detail: an output opened again.

@@ -66,6 +66,7 @@ extension OutputThread {
             }
             if done < samples.count && transport.withLock({ transport.generation != chunkGeneration }) { break }
         }
+        noteUnderruns(generation: chunkGeneration)
         return (done, nil)
     }
 }

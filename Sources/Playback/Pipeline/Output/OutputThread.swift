@@ -46,6 +46,10 @@ final class OutputThread: @unchecked Sendable {
     /// Whether the device opened before: the first opening is logged at the default level,
     /// so an operator sees that the output works, the later ones as detail.
     private var openedBefore = false
+    /// The device's underrun count last seen, and the line each new one logs, made once here
+    /// so that posting it from the output thread copies a reference and allocates nothing.
+    private var underrunsSeen = 0
+    private let underrunEntry: PipelineLogEntry
 
     /// Creates the thread's state for output `index`.
     init(
@@ -58,6 +62,11 @@ final class OutputThread: @unchecked Sendable {
         self.nowPlaying = nowPlaying
         self.settings = settings
         self.events = events
+        // MPD logs `Underrun on ALSA device "…"` at debug level; an underrun is a gap the
+        // listener hears, so here it is a warning, worded as the opening line is.
+        underrunEntry = PipelineLogEntry(
+            severity: .warning, text: "audio output \"\(output.name)\" (\(output.plugin)) ran dry (underrun); recovered"
+        )
     }
 
     /// Starts the thread with `reader`, registered before any thread runs so that it misses
@@ -218,6 +227,15 @@ final class OutputThread: @unchecked Sendable {
         guard generation == transport.generation, let reader else { return }
         transport.buffer.release(reader: reader)
         transport.wakeDecoderIfRoom()
+    }
+
+    /// Logs each underrun the device recovered from since the last chunk (``AudioOutputDevice/underruns``).
+    /// Called after every write, outside the lock; allocates nothing.
+    func noteUnderruns(generation: UInt64) {
+        let count = output.device.underruns
+        guard count != underrunsSeen else { return }
+        underrunsSeen = count
+        events.post(.log(underrunEntry), generation: generation)
     }
 
     /// Logs the device's opening in the format it took, as MPD logs it (at `verbose` there).
