@@ -27,10 +27,11 @@ def make_tonearm(tmp_path):
 
 @pytest.fixture
 def pulse(tmp_path, monkeypatch):
-    """A private PulseAudio with a null sink (Tests/support/pulse.py); the servers under test,
-    started after it, and pactl find it through `PULSE_SERVER`."""
+    """A private PulseAudio with a null sink that does not rewind, so that its monitor records
+    what was played bit for bit (Tests/support/pulse.py); the servers under test, started
+    after it, and pactl find it through `PULSE_SERVER`."""
     from support.pulse import PulseAudio
-    with PulseAudio(tmp_path / "pulse") as server:
+    with PulseAudio(tmp_path / "pulse", rewinds=False) as server:
         monkeypatch.setenv("PULSE_SERVER", server.address)
         yield server
 

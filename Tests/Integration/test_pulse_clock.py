@@ -1,5 +1,7 @@
 """The `alsa` output on a real clock: a private PulseAudio's null sink (`device "pulse"`, through
 ALSA's pulse plugin), recorded from the sink's monitor with `parec` (Tests/support/pulse.py).
+The clock tests (the queue, pause, seek) also run with the `pulse` output (libpulse), the other
+way to the same sink.
 
 Unlike the `pipe` output of test_audio_output.py, this device takes samples at 44.1 kHz of real
 time, negotiates hardware parameters, blocks the writer, and underruns like a sound card.
@@ -49,6 +51,8 @@ from support.pulse import RATE, ClockRecorder, PulseAudio, describe, find_frames
 from support.servers import MPDServer, TonearmServer  # noqa: E402
 
 ALSA_PULSE = ('audio_output {\n type "alsa"\n name "pulse"\n device "pulse"\n mixer_type "none"\n}\n')
+# The other way to the sound server, for the clock tests (issue 20 item 3: the same tests).
+OUTPUTS = {"alsa": ALSA_PULSE, "pulse": 'audio_output {\n type "pulse"\n name "pulse"\n mixer_type "none"\n}\n'}
 LONG_SECONDS, SHORT_SECONDS, SONGS = 24, 6, 5
 # ALSA's defaults for the output (MPD's): a 500 ms buffer in periods of 125 ms. The pulse plugin
 # frees its buffer a period at a time, so a blocked write returns, and `elapsed` advances, in
@@ -84,6 +88,13 @@ def pulse(tmp_path):
 @pytest.fixture(params=["tonearm", "mpd"])
 def kind(request):
     return request.param
+
+
+@pytest.fixture(params=list(OUTPUTS))
+def output(request) -> str:
+    """The output block of a clock test: the `alsa` output on ALSA's `pulse` device, or the
+    `pulse` output (libpulse)."""
+    return OUTPUTS[request.param]
 
 
 @pytest.fixture
@@ -164,7 +175,7 @@ def stop_and_record(c, recorder: ClockRecorder) -> bytes:
     return recorder.stop()
 
 
-def test_a_queue_plays_bit_exact_and_elapsed_follows_the_clock(start_server, pulse, music, kind):
+def test_a_queue_plays_bit_exact_and_elapsed_follows_the_clock(start_server, pulse, music, kind, output):
     """Five songs played back to back (two minutes; 30 s on MPD) come out of the sink exactly as
     decoded: silence, then every frame of the five songs in order with no gap, repeat or changed
     frame at the joins or anywhere else, then silence. Meanwhile `status` is sampled every 0.1 s:
@@ -184,7 +195,7 @@ def test_a_queue_plays_bit_exact_and_elapsed_follows_the_clock(start_server, pul
     folder, seconds = ("long", LONG_SECONDS) if kind == "tonearm" else ("short", SHORT_SECONDS)
     uris = [f"{folder}/tone{i}.flac" for i in range(SONGS)]
     source = b"".join(music[1][uri] for uri in uris)
-    server = start_server(pulse)
+    server = start_server(pulse, output=output)
     samples = []
     with ClockRecorder(pulse) as recorder, server.connect() as c:
         for uri in uris:
@@ -241,7 +252,7 @@ def test_a_queue_plays_bit_exact_and_elapsed_follows_the_clock(start_server, pul
             f"at {position:.3f} s elapsed is {(offset - reference) * 1000:.0f} ms off the clock")
 
 
-def test_pause_silences_and_play_resumes(start_server, pulse, music, kind):
+def test_pause_silences_and_play_resumes(start_server, pulse, music, kind, output):
     """`pause` two seconds into a song silences the sink, and `play` a second later brings the
     sound back within 100 ms of the command, on the recording's timeline; with Tonearm the sound
     goes on exactly where it stopped: the two stretches of sound are the song's frames 1… and the
@@ -256,7 +267,7 @@ def test_pause_silences_and_play_resumes(start_server, pulse, music, kind):
     silent 40 to 85 ms after `pause` and sounding −9 to −3 ms after `play`; MPD −6 and 2 ms."""
     uri = "short/tone0.flac"
     source = music[1][uri]
-    server = start_server(pulse)
+    server = start_server(pulse, output=output)
     with ClockRecorder(pulse) as recorder, server.connect() as c:
         play_until_heard(c, recorder, uri, 2.0)
         paused_at, answer = timed(c, "pause 1")
@@ -287,7 +298,7 @@ def test_pause_silences_and_play_resumes(start_server, pulse, music, kind):
     assert resumed <= 0.100, f"the sound came back {resumed * 1000:.0f} ms after play"
 
 
-def test_seek_lands_where_asked(start_server, pulse, music, kind):
+def test_seek_lands_where_asked(start_server, pulse, music, kind, output):
     """`seekcur 3.5` a second and a half into a song: the sound before it is the song from its
     start, and after it the song from frame 3.5 × 44 100 = 154 350 exactly, bit for bit, to the
     end of the song (the FLAC files seek to the sample on both servers). Measured here: the new
@@ -296,7 +307,7 @@ def test_seek_lands_where_asked(start_server, pulse, music, kind):
     uri = "short/tone1.flac"
     source = music[1][uri]
     target = round(3.5 * RATE)
-    server = start_server(pulse)
+    server = start_server(pulse, output=output)
     with ClockRecorder(pulse) as recorder, server.connect() as c:
         play_until_heard(c, recorder, uri, 1.5)
         sought_at, answer = timed(c, "seekcur 3.5")
