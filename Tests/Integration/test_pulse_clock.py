@@ -1,7 +1,7 @@
 """The `alsa` output on a real clock: a private PulseAudio's null sink (`device "pulse"`, through
 ALSA's pulse plugin), recorded from the sink's monitor with `parec` (Tests/support/pulse.py).
-The clock tests (the queue, pause, seek) also run with the `pulse` output (libpulse), the other
-way to the same sink.
+The clock tests (the queue, pause, seek) and the sound server's death also run with the `pulse`
+output (libpulse), the other way to the same sink.
 
 Unlike the `pipe` output of test_audio_output.py, this device takes samples at 44.1 kHz of real
 time, negotiates hardware parameters, blocks the writer, and underruns like a sound card.
@@ -404,7 +404,7 @@ def test_an_underrun_is_logged_and_recovered(start_server, pulse, music, kind):
     assert UNDERRUN_LINE[kind] in server_log(server)
 
 
-def test_the_sound_server_dies_and_comes_back(start_server, pulse, music, kind):
+def test_the_sound_server_dies_and_comes_back(start_server, pulse, music, kind, output):
     """PulseAudio killed (SIGKILL) two seconds into a song: the player pauses on the song with an
     `error:` in `status` (MPD: `Failed to open audio output`; Tonearm names the failed write), the
     output stays listed and enabled in `outputs`, and the server keeps answering (`ping`,
@@ -418,7 +418,7 @@ def test_the_sound_server_dies_and_comes_back(start_server, pulse, music, kind):
     the device's buffer when the server died (up to half a second) is not heard again."""
     uri = "long/tone1.flac"
     source = music[1][uri]
-    server = start_server(pulse)
+    server = start_server(pulse, output=output)
     with server.connect() as c:
         with ClockRecorder(pulse) as recorder:
             play_until_heard(c, recorder, uri, 2.0)
@@ -427,8 +427,9 @@ def test_the_sound_server_dies_and_comes_back(start_server, pulse, music, kind):
             heard = recorder.stop()
         continuous(heard, source)
         print(f"{kind}: status after the kill: error: {failed['error']}")
+        plugin = "alsa" if output == ALSA_PULSE else "pulse"
         if kind == "tonearm":
-            assert failed["error"].startswith('Failed to play on "pulse" (alsa); ')
+            assert failed["error"].startswith(f'Failed to play on "pulse" ({plugin}); ')
         else:
             assert failed["error"] == "Failed to open audio output"
         assert c.command("ping") == ["OK"]
