@@ -34,7 +34,7 @@ DEB_PACKAGES   := dpkg-dev binutils
 # screenshots and dbus-run-session for its session bus) and the scrobbler mpdscribble.
 TEST_PACKAGES  := $(BUILD_PACKAGES) python3 python3-pytest python3-mpd mpd mpc ffmpeg groff-base systemd \
                   avahi-daemon avahi-utils dbus iproute2 ncmpcpp ncmpc tmux snapserver snapclient \
-                  pulseaudio pulseaudio-utils libasound2-plugins cantata xvfb imagemagick mpdscribble \
+                  pulseaudio pulseaudio-utils libasound2-plugins cantata xvfb imagemagick mpdscribble mpdris2 \
                   $(DEB_PACKAGES) lintian
 
 # Installs the packages named in $(1) that dpkg does not have yet.
