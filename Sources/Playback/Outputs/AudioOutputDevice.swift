@@ -55,6 +55,13 @@ package protocol AudioOutputDevice: AnyObject {
     /// Closes the device. It may be opened again.
     func close()
 
+    /// Waits at most `milliseconds` for room for `byteCount` bytes, so that the next
+    /// ``write(_:)`` of that much does not block; returns whether there is room. The output
+    /// thread waits this way in short steps, so that a pause or a seek is seen within one
+    /// step instead of when a blocked write returns (a period of the device, 125 ms by
+    /// default). A device that does not block long answers true at once.
+    func waitForRoom(_ byteCount: Int, milliseconds: Int32) -> Bool
+
     /// How many times the device ran dry and was restarted by ``write(_:)`` since it was
     /// created (ALSA's underruns). The output thread reads it after each chunk and logs each
     /// new one; a device that cannot run dry keeps it at 0.
@@ -77,6 +84,9 @@ package protocol AudioOutputDevice: AnyObject {
 extension AudioOutputDevice {
     /// Never ran dry, unless the plugin can.
     package var underruns: Int { 0 }
+
+    /// Writes do not block for long, unless the plugin's do.
+    package func waitForRoom(_ byteCount: Int, milliseconds: Int32) -> Bool { true }
 
     /// No mixer of its own, unless the plugin has one.
     package var hardwareMixer: (any HardwareMixer)? { nil }

@@ -142,6 +142,22 @@ package final class ALSAOutput: AudioOutputDevice {
         return done * frameSize
     }
 
+    /// Room in the ring buffer for `byteCount` bytes, waiting for it with `snd_pcm_wait` at most
+    /// `milliseconds`. A device not yet running (prepared, paused, dropped) takes the write at
+    /// once, and an error is left to ``write(_:)``, which recovers from it.
+    package func waitForRoom(_ byteCount: Int, milliseconds: Int32) -> Bool {
+        guard let pcm, frameSize > 0, !paused, !mustPrepare, snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING else {
+            return true
+        }
+        let frames = byteCount / frameSize
+        let available = snd_pcm_avail_update(pcm)
+        if available < 0 || available >= frames { return true }
+        let ready = snd_pcm_wait(pcm, milliseconds)
+        if ready < 0 { return true }
+        let now = snd_pcm_avail_update(pcm)
+        return now < 0 || now >= frames
+    }
+
     /// Plays out the buffer (`snd_pcm_drain`, which blocks until the last frame was heard).
     package func drain() {
         guard let pcm, !mustPrepare else { return }

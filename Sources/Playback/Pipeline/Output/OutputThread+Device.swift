@@ -20,12 +20,14 @@ extension OutputThread {
     }
 
     /// Opens the device for the chunk's format if needed, converts and scales the samples,
-    /// and writes them.
-    /// - Returns: the device bytes written and the failure, if any.
+    /// and writes them once the device has room for all of them.
+    /// - Returns: the device bytes written and the failure, if any; nil when a pause, a flush
+    ///   or the output's leaving came while it waited for room: nothing was written, and the
+    ///   chunk stays to be played (or dropped) by what comes next.
     func play(
         _ bytes: UnsafeMutableRawBufferPointer, _ info: ChunkInfo, scratch: UnsafeMutableRawBufferPointer,
         generation chunkGeneration: UInt64
-    ) -> (Int, String?) {
+    ) -> (Int, String?)? {
         if case .open(let format, let reopen) = device.play(info.format) {
             if reopen { output.device.close() }
             do {
@@ -52,6 +54,15 @@ extension OutputThread {
             samples = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count])
         } else {
             return (0, "\(output.name): the device took \(deviceFormat) for \(info.format), which cannot be converted")
+        }
+        // The wait is in short steps, each followed by a look at the transport, so that a pause
+        // or a seek is heard within a step rather than when a blocked write returns.
+        while !output.device.waitForRoom(samples.count, milliseconds: Self.roomWaitMilliseconds) {
+            let interrupted = transport.withLock {
+                transport.isShutDown || transport.paused || transport.generation != chunkGeneration
+                    || !transport.outputs[index].plays
+            }
+            if interrupted { return nil }
         }
         let level = settings.withLock { $0.volume }
         if output.softwareVolume && level < 100 { volume.apply(level, to: samples, format: deviceFormat) }

@@ -26,7 +26,11 @@ final class OutputThread: @unchecked Sendable {
         case play(UnsafeMutableRawBufferPointer, ChunkInfo, generation: UInt64)
     }
 
-    private let index: Int
+    /// How long one wait for the device's room lasts before the thread looks at the transport
+    /// again: a pause or a seek is heard at most this much later than without the wait.
+    static let roomWaitMilliseconds: Int32 = 20
+
+    let index: Int
     /// The output it plays.
     let output: PipelineOutput
     /// The shared hand-off with the decoder and the other outputs.
@@ -99,7 +103,10 @@ final class OutputThread: @unchecked Sendable {
                 perform(device.end())
                 transport.withLock { endOfStream(generation: generation, isReference: isReference) }
             case .play(let bytes, let info, let generation):
-                let (done, failure) = play(bytes, info, scratch: scratch, generation: generation)
+                // nil: interrupted before writing; the next action sees why.
+                guard let (done, failure) = play(bytes, info, scratch: scratch, generation: generation) else {
+                    continue
+                }
                 transport.withLock {
                     played(info, bytes: done, failure: failure, generation: generation)
                 }
