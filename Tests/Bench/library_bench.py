@@ -70,6 +70,8 @@ def quote(value: str) -> str:
 class Client:
     """One raw connection; `request` returns the whole answer and raises Failed on ACK."""
     quickack = True
+    #: Which server this connection talks to, for benchmarks that send server-specific commands.
+    kind = "tonearm"
 
     def __init__(self, port: int, timeout: float):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)

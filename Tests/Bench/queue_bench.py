@@ -11,6 +11,8 @@ byte of its `OK`, on one connection that re-arms TCP_QUICKACK after each read (s
 
   ping                        no edit: the round trip every command pays, for reference
   add ""                      the whole library, into an empty queue (one per round)
+  add "" in random mode       the same with random on, Tonearm's in album shuffle (which
+                              places each album's songs together; MPD's random has no albums)
   addid                       one song appended (then removed, untimed)
   move 0 N/2, moveid ID N/2   one song from the front to the middle
   delete 0, deleteid ID       the front song (put back, untimed, at the end)
@@ -108,6 +110,18 @@ def add_whole_library(client: Client, size: int) -> float:
     return elapsed
 
 
+def add_whole_library_shuffled(client: Client, size: int) -> float:
+    client.request("random 1")
+    if client.kind != "mpd":
+        client.request("shufflemode albums")
+    try:
+        return add_whole_library(client, size)
+    finally:
+        if client.kind != "mpd":
+            client.request("shufflemode songs")
+        client.request("random 0")
+
+
 priority_flip = {"value": 0}
 
 
@@ -121,6 +135,7 @@ def operations(round_seed: int):
     return [
         ("ping (no edit: what any command costs)", lambda c, n: timed(c, "ping")),
         ('add "" (the whole library)', add_whole_library),
+        ('add "" in random mode (Tonearm: album shuffle)', add_whole_library_shuffled),
         ("addid", add_id),
         ("move 0 N/2", lambda c, n: timed(c, f"move 0 {n // 2}")),
         ("moveid ID N/2", lambda c, n: timed(c, f"moveid {first_id(c)} {n // 2}")),
@@ -160,6 +175,8 @@ def bench_size(size, kinds, binaries, args) -> dict:
     try:
         start_servers(running, kinds, binaries, music, size, work_base, args.scan_timeout)
         clients = {kind: Client(server.port, 120) for kind, server in running.items()}
+        for kind, client in clients.items():
+            client.kind = kind
         for kind, client in clients.items():
             client.request("clear")
             results.setdefault("resident memory, empty queue (MiB)", {})[kind] = [rss_mib(running[kind])]

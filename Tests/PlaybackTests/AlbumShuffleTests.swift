@@ -117,6 +117,49 @@ func albumRuns(_ queue: Queue) -> [String] {
         #expect(Array(after[x..<(x + 3)]) == ["X-1-0", "X-1-1", "X-1-2"])
     }
 
+    /// As `add` of a folder does: many songs appended, then placed in one pass.
+    @Test(arguments: 1...10 as ClosedRange<UInt64>)
+    func songsAddedTogetherJoinTheirAlbumsOrComeAsWholeAlbums(seed: UInt64) {
+        var queue = mixedQueue(seed: seed)
+        queue.shuffleOrder()
+        let added = [
+            albumSong("W", track: 2), albumSong("Y", track: 3), albumSong(nil, track: 7),
+            albumSong("W", track: 1), albumSong("V", track: 1), albumSong("Y", track: 0),
+        ]
+        for song in added { queue.append(song) }
+        queue.placeAddedInAlbums(0..<queue.count, added: added.count)
+        let order = playOrder(queue)
+        #expect(Set(queue.order) == Set(0..<15))
+        #expect(albumRuns(queue).sorted() == ["V", "W", "X", "Y", "Z", "single", "single", "single"])
+        for album in [["W-1-1", "W-1-2"], ["Y-1-0", "Y-1-1", "Y-1-2", "Y-1-3"], ["Z-1-9", "Z-2-1", "Z-2-3"]] {
+            let start = order.firstIndex(of: album[0])!
+            #expect(Array(order[start..<(start + album.count)]) == album)
+        }
+    }
+
+    /// The playing album (before `range`) goes on first with its added songs, whether some
+    /// of it was left to play or none.
+    @Test(arguments: 1...10 as ClosedRange<UInt64>)
+    func songsOfThePlayingAlbumPlayNext(seed: UInt64) {
+        var queue = mixedQueue(seed: seed)
+        queue.shuffleOrder()
+        let z = queue.orderIndex(ofPosition: queue.entries.firstIndex { $0.song.uri == "Z-1-9" }!)
+        let playing = queue.moveOrder(from: z, to: 0)
+        queue.gatherAlbum(afterOrder: playing)
+        queue.append(albumSong("W", track: 1))
+        queue.append(albumSong("Z", track: 5, disc: 2))
+        queue.placeAddedInAlbums(1..<queue.count, added: 2)
+        #expect(Array(playOrder(queue).prefix(4)) == ["Z-1-9", "Z-2-1", "Z-2-3", "Z-2-5"])
+
+        // Now the last song of Z plays and nothing of Z is left: an added Z song comes next.
+        let last = queue.orderIndex(ofPosition: queue.entries.firstIndex { $0.song.uri == "Z-2-5" }!)
+        queue.append(albumSong("Z", track: 6, disc: 2))
+        queue.append(albumSong("U", track: 1))
+        queue.placeAddedInAlbums((last + 1)..<queue.count, added: 2)
+        #expect(playOrder(queue)[last + 1] == "Z-2-6")
+        #expect(Set(queue.order) == Set(0..<queue.count))
+    }
+
     /// Also not inside the album whose first songs have played (the part before index 2).
     @Test func aNewAlbumLandsBetweenAlbumsNeverInsideOne() {
         for seed in 1...20 as ClosedRange<UInt64> {

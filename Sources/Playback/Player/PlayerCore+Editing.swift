@@ -21,6 +21,31 @@ extension PlayerCore {
         return id
     }
 
+    /// Appends songs one by one, as the one-song `append` does; in album shuffle it appends
+    /// them all and then places them in one pass, since placing each song scans the unplayed
+    /// part of the order. Each song still counts as a change, as one by one.
+    /// - Parameter ids: receives the new entries' ids, those that fitted when the queue fills.
+    /// - Throws: ``QueueError/tooLarge`` when the queue is full.
+    private mutating func appendEach(_ songs: [Song], ids: inout [Int]) throws(QueueError) {
+        guard queue.random && queue.shuffleMode == .albums && songs.count > 1 else {
+            for song in songs { ids.append(try append(song)) }
+            return
+        }
+        let previous = queuedSongID
+        let start = queue.count
+        defer {
+            if queue.count > start {
+                queue.placeAddedInAlbums(((current ?? -1) + 1)..<queue.count, added: queue.count - start)
+                updateQueuedSong(previous: previous)
+            }
+        }
+        for song in songs {
+            guard !queue.isFull else { throw .tooLarge }
+            ids.append(queue.append(song))
+            modified()
+        }
+    }
+
     /// Appends songs, then moves them to `position` if given.
     /// - Parameter bulk: count them as one change (MPD's bulk edit, as `add DIR` does) rather
     ///   than one per song (as `findadd` does).
@@ -30,7 +55,7 @@ extension PlayerCore {
         var ids: [Int] = []
         if bulk { beginBulk() }
         do {
-            for song in songs { ids.append(try append(song)) }
+            try appendEach(songs, ids: &ids)
         } catch {
             // What fitted stays, as in MPD, which then reports the full queue.
             if bulk { commitBulk() }
@@ -50,7 +75,8 @@ extension PlayerCore {
         let start = queue.count
         beginBulk()
         defer { commitBulk() }
-        for song in songs { _ = try append(song) }
+        var ids: [Int] = []
+        try appendEach(songs, ids: &ids)
         if let position, position < start, queue.count > start { try? move(start..<queue.count, to: position) }
         lastLoadedPlaylist = name
     }

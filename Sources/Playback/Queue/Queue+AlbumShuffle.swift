@@ -58,35 +58,73 @@ extension Queue {
         order.replaceSubrange(range, with: sequence.flatMap { albums[$0] })
     }
 
-    /// Places the last song of `range` (just added) in album shuffle: among its album's songs
-    /// when some of them are in `range` or play just before it (the playing album), in album
-    /// order; otherwise as an album of its own, between two albums of `range` chosen at random
-    /// where its priority fits.
-    mutating func placeLastInAlbums(_ range: Range<Int>) {
-        let last = range.upperBound - 1
-        let position = order[last]
-        let key = albumKey(atPosition: position)
-        if let key {
-            let before = range.lowerBound > 0 ? range.lowerBound - 1 : nil
-            let mates =
-                (before.map { albumKey(atPosition: order[$0]) == key ? [$0] : [] } ?? [])
-                + (range.lowerBound..<last).filter { albumKey(atPosition: order[$0]) == key }
-            if let first = mates.first, let end = mates.last {
-                var target = end + 1
-                for index in first...end where playsEarlierInAlbum(position, order[index]) {
-                    target = index
-                    break
-                }
-                _ = moveOrder(from: last, to: max(target, range.lowerBound))
-                return
+    /// Places the last `added` songs of `range` (just appended) in album shuffle. A song joins
+    /// its album's songs in album order when some of them are in `range` or play just before
+    /// it (the playing album); the songs of an album new to `range` go in together, between two
+    /// albums of `range` chosen at random where their priority fits, never before the rest of
+    /// the playing album.
+    ///
+    /// `add ""` places a whole library at once, so this reads each song's album once and
+    /// rebuilds `range` in one pass, rather than scanning `range` once per added song.
+    mutating func placeAddedInAlbums(_ range: Range<Int>, added: Int) {
+        let firstAdded = range.upperBound - added
+        var albums = albums(in: range.lowerBound..<firstAdded)
+        var albumIndex: [AlbumKey: Int] = [:]
+        for (index, album) in albums.enumerated() {
+            if let key = albumKey(atPosition: album[0]) { albumIndex[key] = index }
+        }
+        let playing = range.lowerBound > 0 ? albumKey(atPosition: order[range.lowerBound - 1]) : nil
+        // The playing album's songs when none of it is left to play: they go first.
+        var playingRest: [Int] = []
+        var joined: Set<Int> = []
+        var newAlbums: [[Int]] = []
+        var newAlbumIndex: [AlbumKey: Int] = [:]
+        for index in firstAdded..<range.upperBound {
+            let position = order[index]
+            guard let key = albumKey(atPosition: position) else {
+                newAlbums.append([position])
+                continue
+            }
+            if let album = albumIndex[key] {
+                albums[album].append(position)
+                joined.insert(album)
+            } else if key == playing {
+                playingRest.append(position)
+            } else if let album = newAlbumIndex[key] {
+                newAlbums[album].append(position)
+            } else {
+                newAlbumIndex[key] = newAlbums.count
+                newAlbums.append([position])
             }
         }
-        let priority = items[position].priority
-        let boundaries = albumBoundaries(range.lowerBound..<last).filter { index in
-            (index == range.lowerBound || self.priority(atOrder: index - 1) >= priority)
-                && (index == last || self.priority(atOrder: index) <= priority)
+        for album in joined { albums[album].sort { playsEarlierInAlbum($0, $1) } }
+        for album in newAlbums.indices where newAlbums[album].count > 1 {
+            newAlbums[album].sort { playsEarlierInAlbum($0, $1) }
         }
-        if let target = boundaries.randomElement(using: &generator) { _ = moveOrder(from: last, to: target) }
+        playingRest.sort { playsEarlierInAlbum($0, $1) }
+
+        let continuesPlaying = !playingRest.isEmpty || (playing != nil && albumIndex[playing!] == 0)
+        var placesByPriority: [UInt8: [Int]] = [:]
+        var arriving = [[[Int]]](repeating: [], count: albums.count + 1)
+        for album in newAlbums {
+            let priority = items[album[0]].priority
+            let places =
+                placesByPriority[priority]
+                ?? (0...albums.count).filter { place in
+                    (place == 0 ? !continuesPlaying : items[albums[place - 1].last!].priority >= priority)
+                        && (place == albums.count || items[albums[place][0]].priority <= priority)
+                }
+            placesByPriority[priority] = places
+            arriving[places.randomElement(using: &generator) ?? albums.count].append(album)
+        }
+        var placed = playingRest
+        placed.reserveCapacity(range.count)
+        for place in arriving.indices {
+            arriving[place].shuffle(using: &generator)
+            for album in arriving[place] { placed.append(contentsOf: album) }
+            if place < albums.count { placed.append(contentsOf: albums[place]) }
+        }
+        order.replaceSubrange(range, with: placed)
     }
 
     /// Sets the unplayed albums in order after a song's priority changed: its album moves
@@ -167,23 +205,6 @@ extension Queue {
         order.removeSubrange(first..<end)
         order.append(contentsOf: album)
         return items.count - (end - index)
-    }
-
-    /// The play-order indices in `range` where an album starts, and its end; not its start
-    /// when the album there began before it (the rest of the playing album).
-    private func albumBoundaries(_ range: Range<Int>) -> [Int] {
-        var previous = range.isEmpty ? nil : albumKey(atPosition: order[range.lowerBound])
-        let continues =
-            range.lowerBound > 0 && !range.isEmpty && previous != nil
-            && albumKey(atPosition: order[range.lowerBound - 1]) == previous
-        var boundaries = continues ? [] : [range.lowerBound]
-        for index in range.dropFirst() {
-            let key = albumKey(atPosition: order[index])
-            if key == nil || key != previous { boundaries.append(index) }
-            previous = key
-        }
-        if !range.isEmpty { boundaries.append(range.upperBound) }
-        return boundaries
     }
 }
 

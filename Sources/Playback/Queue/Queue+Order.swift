@@ -38,7 +38,7 @@ extension Queue {
     /// Moves the last place of `range` (a song just added) to a random place among the songs
     /// of its own priority, so that a new song lands somewhere in the unplayed part.
     package mutating func shuffleOrderLastWithPriority(_ range: Range<Int>) {
-        if shuffleMode == .albums { return placeLastInAlbums(range) }
+        if shuffleMode == .albums { return placeAddedInAlbums(range, added: 1) }
         var start = range.lowerBound
         let last = range.upperBound - 1
         let lastPriority = priority(atOrder: last)
