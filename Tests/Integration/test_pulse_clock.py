@@ -29,7 +29,7 @@ clock test. Where MPD differs, the test says so:
   (`audio output "pulse" (alsa) ran dry (underrun); recovered`).
 - MPD's `pause` drops what the device holds: it falls silent at once, but 0.88 s of the song are
   never heard. Tonearm pauses the device in place: nothing is lost, and the sound stops within
-  the output thread's wait for room (20 ms steps) and the sound server's own latency.
+  the sound server's own latency: the output thread's wait for room ends at the pause.
 - After a `play` that fails while the sound server is away, MPD's `status` shows elapsed 0.000,
   though the next `play` resumes where it was; Tonearm's elapsed stays put.
 """
@@ -259,14 +259,15 @@ def test_pause_silences_and_play_resumes(start_server, pulse, music, kind, outpu
     rest of it, bit for bit, nothing lost or repeated across the pause (frame 0 is silent).
 
     The output thread pauses the device (`snd_pcm_pause`, which keeps what it holds) between two
-    writes; it waits for the device's room in steps of 20 ms, looking for a pause between them,
-    so it never sits in a write that blocks for a period (125 ms). MPD only: its pause drops
+    writes; it waits for the device's room in a poll that the pause also wakes, so it never sits
+    in a write that blocks for a period (125 ms). MPD only: its pause drops
     what the device held (it silences at once, and up to a second of the song is never heard:
     0.88 s here).
 
     Measured here (the timeline is good to about 20 ms; a negative figure is that error): Tonearm
-    silent 6 to 28 ms after `pause` (40 to 85 ms while its writes blocked for a period) and
-    sounding −9 to −3 ms after `play`; MPD −6 and 2 ms."""
+    silent −5 to 0 ms after `pause` through ALSA and 12 to 26 ms through libpulse (6 to 28 ms
+    while the wait for room was in 20 ms steps, 40 to 85 ms while writes blocked for a period)
+    and sounding −9 to 0 ms after `play`; MPD −6 and 2 ms."""
     uri = "short/tone0.flac"
     source = music[1][uri]
     server = start_server(pulse, output=output)

@@ -55,12 +55,13 @@ package protocol AudioOutputDevice: AnyObject {
     /// Closes the device. It may be opened again.
     func close()
 
-    /// Waits at most `milliseconds` for room for `byteCount` bytes, so that the next
-    /// ``write(_:)`` of that much does not block; returns whether there is room. The output
-    /// thread waits this way in short steps, so that a pause or a seek is seen within one
-    /// step instead of when a blocked write returns (a period of the device, 125 ms by
-    /// default). A device that does not block long answers true at once.
-    func waitForRoom(_ byteCount: Int, milliseconds: Int32) -> Bool
+    /// Waits for room for `byteCount` bytes, so that the next ``write(_:)`` of that much does
+    /// not block, or until the descriptor `wake` is readable; returns whether there is room.
+    /// The output thread waits this way so that a pause or a seek, which make `wake` readable,
+    /// is seen at once instead of when a blocked write returns (a period of the device, 125 ms
+    /// by default). It may also return false spuriously; the caller then waits again. A device
+    /// that does not block long answers true at once.
+    func waitForRoom(_ byteCount: Int, interruptedBy wake: Int32) -> Bool
 
     /// How many times the device ran dry and was restarted by ``write(_:)`` since it was
     /// created (ALSA's underruns). The output thread reads it after each chunk and logs each
@@ -86,7 +87,7 @@ extension AudioOutputDevice {
     package var underruns: Int { 0 }
 
     /// Writes do not block for long, unless the plugin's do.
-    package func waitForRoom(_ byteCount: Int, milliseconds: Int32) -> Bool { true }
+    package func waitForRoom(_ byteCount: Int, interruptedBy wake: Int32) -> Bool { true }
 
     /// No mixer of its own, unless the plugin has one.
     package var hardwareMixer: (any HardwareMixer)? { nil }

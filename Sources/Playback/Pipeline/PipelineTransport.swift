@@ -1,4 +1,5 @@
 import Foundation
+import Platform
 
 /// What the decoder thread, the output threads and the controls share to hand chunks over:
 /// the ``PCMBuffer``, the generation, whether the outputs pause, and the two state machines
@@ -30,6 +31,9 @@ final class PipelineTransport: @unchecked Sendable {
     var decoder: DecoderScheduler
     /// Which outputs play.
     var outputs: OutputSlots
+    /// The output threads' signals, which end a wait for their device's room (registered by
+    /// each thread as it is made, before any runs).
+    private var roomWakes: [WakeSignal] = []
 
     /// Creates the transport over a buffer of `bufferBytes`.
     init(bufferBytes: Int, enabledAtStart: [Bool], attached: Bool) {
@@ -52,8 +56,22 @@ final class PipelineTransport: @unchecked Sendable {
     /// - Precondition: called inside ``withLock(_:)``.
     func wait(until deadline: Date) -> Bool { condition.wait(until: deadline) }
 
-    /// Wakes every waiting thread to look again. - Precondition: called inside ``withLock(_:)``.
-    func broadcast() { condition.broadcast() }
+    /// Wakes every waiting thread to look again, also an output thread waiting for its
+    /// device's room: a pause, a seek, a stop or an output leaving is heard at once.
+    /// - Precondition: called inside ``withLock(_:)``.
+    func broadcast() {
+        condition.broadcast()
+        for wake in roomWakes { wake.signal() }
+    }
+
+    /// Wakes the threads waiting on the condition for a chunk just committed. An output
+    /// waiting for its device's room has one already, so the decoder's steady commits do not
+    /// wake it. - Precondition: called inside ``withLock(_:)``.
+    func announceChunk() { condition.broadcast() }
+
+    /// Adds an output thread's signal to those ``broadcast()`` gives.
+    /// - Precondition: called inside ``withLock(_:)``.
+    func registerRoomWake(_ wake: WakeSignal) { roomWakes.append(wake) }
 
     /// Wakes the decoder when it waits for room and enough is free for its next batch; other
     /// chunk releases wake nobody, so a steady output costs no wake-ups but its own.

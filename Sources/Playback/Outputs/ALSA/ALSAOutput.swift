@@ -38,6 +38,9 @@ package final class ALSAOutput: AudioOutputDevice {
     private var canPause = false
     private var paused = false
     private var mustPrepare = false
+    /// The PCM's poll descriptors and, last, the output thread's wake signal: made at open, so
+    /// that a wait for room allocates nothing.
+    private var pollDescriptors = UnsafeMutableBufferPointer<pollfd>(start: nil, count: 0)
     /// How many times the device ran dry (`EPIPE` from `snd_pcm_writei`) and was prepared
     /// again; never reset, so the output thread notices each new one.
     package private(set) var underruns = 0
@@ -107,6 +110,8 @@ package final class ALSAOutput: AudioOutputDevice {
             throw OutputError.alsa("Error opening ALSA device \"\(device)\"; snd_pcm_nonblock() failed", blocking)
         }
         pcm = handle
+        let descriptorCount = max(Int(snd_pcm_poll_descriptors_count(handle)), 0)
+        pollDescriptors = .allocate(capacity: descriptorCount + 1)
         frameSize = result.format.frameSize
         canPause = result.canPause
         paused = false
@@ -142,21 +147,35 @@ package final class ALSAOutput: AudioOutputDevice {
         return done * frameSize
     }
 
-    /// Room in the ring buffer for `byteCount` bytes, waiting for it with `snd_pcm_wait` at most
-    /// `milliseconds`. A device not yet running (prepared, paused, dropped) takes the write at
-    /// once, and an error is left to ``write(_:)``, which recovers from it.
-    package func waitForRoom(_ byteCount: Int, milliseconds: Int32) -> Bool {
+    /// Room in the ring buffer for `byteCount` bytes, waiting for it in `poll(2)` on the PCM's
+    /// descriptors and `wake`, as `snd_pcm_wait` waits on the PCM's alone. The PCM wakes the
+    /// poll once a period is free (`avail_min`), so a steady stream costs a wake-up a period.
+    /// A device not yet running (prepared, paused, dropped) takes the write at once, and an
+    /// error is left to ``write(_:)``, which recovers from it.
+    package func waitForRoom(_ byteCount: Int, interruptedBy wake: Int32) -> Bool {
         guard let pcm, frameSize > 0, !paused, !mustPrepare, snd_pcm_state(pcm) == SND_PCM_STATE_RUNNING else {
             return true
         }
         let frames = byteCount / frameSize
         let available = snd_pcm_avail_update(pcm)
         if available < 0 || available >= frames { return true }
-        let ready = snd_pcm_wait(pcm, milliseconds)
-        if ready < 0 { return true }
+        guard let descriptors = pollDescriptors.baseAddress else { return true }
+        let count = snd_pcm_poll_descriptors(pcm, descriptors, UInt32(pollDescriptors.count - 1))
+        if count < 0 { return true }
+        descriptors[Int(count)] = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
+        // The timeout only bounds a device that never wakes the poll; the wake signal ends the
+        // wait for everything else.
+        let ready = poll(descriptors, nfds_t(count + 1), Self.longestRoomWait)
+        if ready <= 0 || descriptors[Int(count)].revents != 0 { return false }
+        var events: UInt16 = 0
+        if snd_pcm_poll_descriptors_revents(pcm, descriptors, UInt32(count), &events) < 0 { return true }
+        if events & UInt16(POLLERR | POLLHUP | POLLNVAL) != 0 { return true }
         let now = snd_pcm_avail_update(pcm)
         return now < 0 || now >= frames
     }
+
+    /// At most how long one poll for room lasts, in milliseconds.
+    private static let longestRoomWait: Int32 = 500
 
     /// Plays out the buffer (`snd_pcm_drain`, which blocks until the last frame was heard).
     package func drain() {
@@ -197,6 +216,8 @@ package final class ALSAOutput: AudioOutputDevice {
         guard let pcm else { return }
         snd_pcm_close(pcm)
         self.pcm = nil
+        pollDescriptors.deallocate()
+        pollDescriptors = UnsafeMutableBufferPointer(start: nil, count: 0)
         frameSize = 0
         paused = false
         mustPrepare = false

@@ -235,7 +235,7 @@ extension DecoderThread {
                 ChunkInfo(
                     token: playing.token, time: time, length: length, format: format, bitrate: current.bitrate,
                     isEnd: false))
-            transport.broadcast()
+            transport.announceChunk()
             // The incoming song broke off: no fade; the decoder tries it again at the end.
             if received == 0 { transport.decoder.fadeBrokeOff(incoming.track) }
         }

@@ -219,7 +219,7 @@ final class DecoderThread: @unchecked Sendable {
                     ChunkInfo(
                         token: playing.token, time: time, length: length, format: format, bitrate: current.bitrate,
                         isEnd: false))
-                transport.broadcast()
+                transport.announceChunk()
             } else {
                 // The song is over (or broke off): what comes next is the scheduler's choice.
                 transport.decoder.songEnded()

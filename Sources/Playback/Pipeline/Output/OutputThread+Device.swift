@@ -1,3 +1,5 @@
+import Platform
+
 /// The device calls of an output thread, made outside the transport's lock.
 extension OutputThread {
     /// Makes the device call `action` asks for.
@@ -55,9 +57,11 @@ extension OutputThread {
         } else {
             return (0, "\(output.name): the device took \(deviceFormat) for \(info.format), which cannot be converted")
         }
-        // The wait is in short steps, each followed by a look at the transport, so that a pause
-        // or a seek is heard within a step rather than when a blocked write returns.
-        while !output.device.waitForRoom(samples.count, milliseconds: Self.roomWaitMilliseconds) {
+        // The wait ends early when the transport changes, so that a pause or a seek is heard at
+        // once rather than when a blocked write returns. The signal is taken back before the
+        // look, so one given after the look ends the next wait.
+        while !output.device.waitForRoom(samples.count, interruptedBy: roomWake.descriptor) {
+            roomWake.clear()
             let interrupted = transport.withLock {
                 transport.isShutDown || transport.paused || transport.generation != chunkGeneration
                     || !transport.outputs[index].plays

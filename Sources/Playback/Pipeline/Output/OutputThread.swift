@@ -26,9 +26,9 @@ final class OutputThread: @unchecked Sendable {
         case play(UnsafeMutableRawBufferPointer, ChunkInfo, generation: UInt64)
     }
 
-    /// How long one wait for the device's room lasts before the thread looks at the transport
-    /// again: a pause or a seek is heard at most this much later than without the wait.
-    static let roomWaitMilliseconds: Int32 = 20
+    /// Ends the wait for the device's room when the transport changes (``PipelineTransport/broadcast()``):
+    /// the thread then looks whether a pause, a seek or a stop came, and waits on otherwise.
+    let roomWake = WakeSignal()
 
     let index: Int
     /// The output it plays.
@@ -71,6 +71,8 @@ final class OutputThread: @unchecked Sendable {
         underrunEntry = PipelineLogEntry(
             severity: .warning, text: "audio output \"\(output.name)\" (\(output.plugin)) ran dry (underrun); recovered"
         )
+        let wake = roomWake
+        transport.withLock { transport.registerRoomWake(wake) }
     }
 
     /// Starts the thread with `reader`, registered before any thread runs so that it misses
