@@ -118,3 +118,19 @@ def test_a_bad_scale_volume_leaves_the_output_out(make_tonearm, pulse, tone):
     with server.connect() as c:
         assert "outputname: Tonearm test" not in c.command("outputs")
     assert '"9" is not a number in the range 0.5 to 5.0' in server.log_text()
+
+
+def test_a_level_set_while_no_stream_is_open(start, pulse):
+    """MPD's pulse mixer lives with its stream: before the first `play` MPD refuses `setvol`.
+    Tonearm keeps the level, shows it, and opens the stream at it (docs/protocol.md)."""
+    server = start()
+    with server.connect() as c:
+        answer = c.command("setvol 40")
+        if server.kind == "mpd":
+            assert answer == ["ACK [5@0] {setvol} All outputs are disabled"]
+            return
+        assert answer == ["OK"]
+        assert status(c)["volume"] == "40"
+        paused_stream(c, pulse)
+        wait_stream(pulse, lambda s: raw_volumes(s) == [26214, 26214])
+        assert status(c)["volume"] == "40"
