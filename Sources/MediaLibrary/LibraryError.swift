@@ -44,6 +44,11 @@ package enum LibraryError: Error, Sendable, Equatable {
     /// A file operation failed; `reason` is the system's description of the error.
     case fileOperationFailed(FileOperation, path: String, reason: String)
 
+    // MARK: Stickers
+
+    /// SQLite refused a sticker write (a full disk, a read-only file); the text is SQLite's.
+    case stickerWriteFailed(String)
+
     // MARK: Updates
 
     /// As many update jobs wait already as the queue holds.

@@ -95,7 +95,7 @@ package final class StickerStore: Sendable {
     ///   command refuses one before it gets here, as MPD 0.24 does).
     @discardableResult
     package func set(type: String, uri: String, name: String, value: String) async throws -> Bool {
-        try await queue.write { db in try Self.set(type: type, uri: uri, name: name, value: value, db) }
+        try await writing { db in try Self.set(type: type, uri: uri, name: name, value: value, db) }
     }
 
     /// Adds `delta` to a sticker's value, or creates it with the value `delta` (the play
@@ -103,7 +103,7 @@ package final class StickerStore: Sendable {
     /// - Returns: whether the database changed (not for an empty name).
     @discardableResult
     package func add(_ delta: Int64, type: String, uri: String, name: String) async throws -> Bool {
-        try await queue.write { db in try Self.add(delta, type: type, uri: uri, name: name, db) }
+        try await writing { db in try Self.add(delta, type: type, uri: uri, name: name, db) }
     }
 
     /// `sticker inc` (`.increment`) or `sticker dec` (`.decrement`) as MPD 0.24 runs them, with
@@ -115,13 +115,13 @@ package final class StickerStore: Sendable {
         _ direction: StickerAdjustment, by operand: String, type: String, uri: String,
         name: String
     ) async throws {
-        try await queue.write { db in try Self.adjust(direction, by: operand, type: type, uri: uri, name: name, db) }
+        try await writing { db in try Self.adjust(direction, by: operand, type: type, uri: uri, name: name, db) }
     }
 
     /// Deletes one sticker, or with `name` `nil` every sticker of the object (`sticker delete`).
     /// - Returns: whether anything was deleted.
     package func delete(type: String, uri: String, name: String?) async throws -> Bool {
-        try await queue.write { db in
+        try await writing { db in
             if let name {
                 try db.execute(
                     sql: "DELETE FROM sticker WHERE type=? AND uri=? AND name=?", arguments: [type, uri, name])
@@ -129,6 +129,17 @@ package final class StickerStore: Sendable {
                 try db.execute(sql: "DELETE FROM sticker WHERE type=? AND uri=?", arguments: [type, uri])
             }
             return db.changesCount > 0
+        }
+    }
+
+    /// Runs a write of a sticker command. SQLite's failure (a full disk) is given as
+    /// ``LibraryError/stickerWriteFailed(_:)`` with SQLite's own message, as MPD answers it;
+    /// GRDB's description would also show the statement and its arguments.
+    private func writing<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await queue.write(body)
+        } catch let error as DatabaseError {
+            throw LibraryError.stickerWriteFailed(error.message ?? "SQLite error \(error.resultCode.rawValue)")
         }
     }
 

@@ -106,6 +106,10 @@ enum CommandError {
                 "Bad smart playlist \(name.mpdQuoted): \(name)\(StoredPlaylists.smartSuffix):\(line): \(reason)")
         case .fileOperationFailed(let operation, let path, let reason):
             return MPDError(.system, "Failed to \(operation.rawValue) \(path): \(reason)")
+        case .stickerWriteFailed(let reason):
+            // MPD's sticker code throws `SqliteError(stmt, result, "sqlite3_step() failed")`,
+            // whose text is that and SQLite's message; an unclassified error is ACK 5.
+            return MPDError(.unknown, "sqlite3_step() failed: \(reason)")
         case .updateQueueFull:
             return MPDError(.updateAlready, "Update queue is full")
         case .updateRefused(let reason):
