@@ -97,13 +97,15 @@ struct ListenerBinder: Sendable {
     private func accept(_ channel: any Channel, isLocal: Bool) -> EventLoopFuture<AcceptedConnection> {
         channel.eventLoop.makeCompletedFuture {
             let control = try SessionChannel.configure(channel, connectionTimeout: configuration.connectionTimeout)
-            let asyncChannel = try NIOAsyncChannel<SessionInput, ByteBuffer>(wrappingChannelSynchronously: channel)
+            let bridge = SessionBridge()
+            try channel.pipeline.syncOperations.addHandler(bridge)
             let permissions =
                 isLocal
                 ? configuration.localPermissions
                 : hostPermissions.permissions(for: channel.remoteAddress)
             return AcceptedConnection(
-                channel: asyncChannel,
+                channel: channel,
+                io: SessionIO(bridge, eventLoop: channel.eventLoop),
                 control: control,
                 isLocal: isLocal,
                 permissions: permissions,

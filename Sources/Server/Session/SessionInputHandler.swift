@@ -62,7 +62,7 @@ final class SessionInputHandler: ChannelInboundHandler {
     /// Delivers a wake-up to the session. Must run on the channel's event loop.
     func wake() {
         context?.fireChannelRead(wrapInboundOut(.idleWake))
-        // NIOAsyncChannel hands reads to the session only at the end of a read batch.
+        // Ends the read batch for the handlers that wait for its end (the tests' channel).
         context?.fireChannelReadComplete()
     }
 
