@@ -79,6 +79,12 @@ package struct RequestFramer: Sendable {
         return Array(line).withUnsafeBufferPointer { consume(bytes: $0, isIdle: isIdle) }
     }
 
+    /// Classifies one line given as raw bytes (a received `ByteBuffer`'s readable bytes), as
+    /// the generic `consume(_:isIdle:)` does, without going through a generic collection.
+    package mutating func consume(_ line: UnsafeRawBufferPointer, isIdle: Bool) -> Action {
+        consume(bytes: line.assumingMemoryBound(to: UInt8.self), isIdle: isIdle)
+    }
+
     private mutating func consume(bytes line: UnsafeBufferPointer<UInt8>, isIdle: Bool) -> Action {
         guard let first = line.first, (0x61...0x7A).contains(first) else { return .close(.malformedLine) }
         let isIdleWord = line.isWord("idle")

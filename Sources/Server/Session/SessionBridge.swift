@@ -85,9 +85,12 @@ final class SessionBridge: ChannelDuplexHandler {
     }
 
     /// The next input, waiting for it if none is queued.
+    ///
+    /// Runs on the caller's executor (`nonisolated(nonsending)`): the session's task is on
+    /// this channel's event loop, and no executor switch is needed to get there.
     /// - Returns: `nil` once the connection has closed and every queued input was handed out.
     /// - Throws: the channel's error, after the inputs that came before it.
-    func next() async throws -> SessionInput? {
+    nonisolated(nonsending) func next() async throws -> SessionInput? {
         if let input = inputs.popFirst() {
             if readHeldBack, inputs.count <= Self.lowWatermark, let context {
                 readHeldBack = false
@@ -114,7 +117,7 @@ final class SessionBridge: ChannelDuplexHandler {
     /// The write is flushed at once unless more input is queued: the answers to lines a client
     /// sent together go out together, in one system call, before the session waits for input.
     /// - Throws: `ChannelError.ioOnClosedChannel` once the connection is closed.
-    func write(_ buffer: ByteBuffer) async throws {
+    nonisolated(nonsending) func write(_ buffer: ByteBuffer) async throws {
         guard let context, context.channel.isActive else { throw ChannelError.ioOnClosedChannel }
         unflushedBytes += buffer.readableBytes
         context.write(wrapOutboundOut(buffer), promise: nil)
@@ -177,12 +180,12 @@ struct SessionIO: Sendable {
     }
 
     /// The next input; `nil` once the connection has closed (``SessionBridge/next()``).
-    func next() async throws -> SessionInput? {
+    nonisolated(nonsending) func next() async throws -> SessionInput? {
         try await bridge.value.next()
     }
 
     /// Writes bytes to the client (``SessionBridge/write(_:)``).
-    func write(_ buffer: ByteBuffer) async throws {
+    nonisolated(nonsending) func write(_ buffer: ByteBuffer) async throws {
         try await bridge.value.write(buffer)
     }
 
