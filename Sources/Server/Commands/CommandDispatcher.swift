@@ -63,7 +63,11 @@ struct CommandDispatcher: Sendable {
         )
         let outcome: CommandOutcome
         do {
-            outcome = try await definition.handler(&invocation)
+            if let handler = definition.synchronousHandler {
+                outcome = try handler(&invocation)
+            } else {
+                outcome = try await definition.handler(&invocation)
+            }
         } catch {
             // Output written before the failure stays in front of the ACK, as in MPD.
             let mpdError = CommandError.ack(for: error)
