@@ -6,6 +6,7 @@ The session's bridge to its connection (`SessionBridge`) holds back the socket's
 inputs wait for the session, holds back the flush of an answer while more input is queued, and
 makes the session wait while the client's unread output is over `max_output_buffer_size`; these
 tests fail if an answer is left unflushed, lost or reordered there."""
+import socket
 import threading
 import time
 
@@ -64,3 +65,18 @@ def test_a_client_that_does_not_read_is_held_up_alone_and_answered_in_full(make_
                 assert line.startswith("command: "), line
         sender.join()
         assert slow.command("ping") == ["OK"]
+
+
+def test_lines_sent_before_the_client_shuts_down_its_side_are_answered(server):
+    # `echo status | nc -N host 6600`: the lines and the end of file arrive before the server
+    # has even sent its greeting; the connection closes only after the answers.
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(b"ping\nstatus\n")
+        s.shutdown(socket.SHUT_WR)
+        received = b""
+        while chunk := s.recv(65536):
+            received += chunk
+    lines = received.decode().splitlines()
+    assert lines[0].startswith("OK MPD ")
+    assert lines[1] == "OK"
+    assert lines[-1] == "OK" and any(line.startswith("state: ") for line in lines[2:])

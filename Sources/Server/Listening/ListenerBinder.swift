@@ -87,6 +87,9 @@ struct ListenerBinder: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: maximumOutput / 2, high: maximumOutput))
+            // A client that shuts down its side after its last line (`echo status | nc -N`) is
+            // answered before the connection closes, as MPD answers it (SessionBridge).
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
     }
 
     private func tcpBootstrap() -> ServerBootstrap {

@@ -11,7 +11,9 @@ import NIOCore
 ///
 /// Backpressure both ways, as before: the bridge holds back the channel's `read` while
 /// ``highWatermark`` inputs wait for the session, and a write waits while the client's unread
-/// output is above the channel's high water mark (`max_output_buffer_size`).
+/// output is above the channel's high water mark (`max_output_buffer_size`). Connections allow
+/// half-closure (``ListenerBinder``): the client's end of input ends the session's input, and
+/// the lines before it are still answered.
 final class SessionBridge: ChannelDuplexHandler {
     typealias InboundIn = SessionInput
     typealias OutboundIn = ByteBuffer
@@ -63,6 +65,13 @@ final class SessionBridge: ChannelDuplexHandler {
         endInput(error: nil)
         resumeWriter(throwing: ChannelError.ioOnClosedChannel)
         context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The client shut down its side: the lines it sent are still answered, then the
+        // session ends and closes the connection.
+        if let event = event as? ChannelEvent, event == .inputClosed { endInput(error: nil) }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
