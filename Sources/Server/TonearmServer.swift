@@ -84,7 +84,7 @@ package final class TonearmServer: Service {
                             try await listener.channel.executeThenClose { inbound in
                                 try await withThrowingDiscardingTaskGroup { connections in
                                     for try await connection in inbound {
-                                        let executor = EventLoopTaskExecutor(connection.channel.channel.eventLoop)
+                                        let executor = EventLoopTaskExecutor(connection.channel.eventLoop)
                                         connections.addTask(executorPreference: executor) {
                                             await session.run(connection)
                                         }

@@ -82,4 +82,17 @@ struct CommandTableTests {
         #expect(!table.names(allowedFor: .read).contains("update"))
         #expect(table.names(deniedFor: .all) == [])
     }
+
+    @Test("handlers without an await are called without an async call; the others are not")
+    func synchronousHandlers() {
+        let table = CommandTable.standard
+        // The fast path of the dispatcher: these never suspend.
+        for name in ["ping", "status", "currentsong", "swap", "prio", "move"] {
+            #expect(table[name]?.synchronousHandler != nil, "\(name)")
+        }
+        // These read the library or write pages under backpressure: they must stay async.
+        for name in ["stats", "addid", "playlistinfo", "listallinfo", "save"] {
+            #expect(table[name]?.synchronousHandler == nil, "\(name)")
+        }
+    }
 }

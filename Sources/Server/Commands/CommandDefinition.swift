@@ -58,6 +58,9 @@ package struct ResponseStream: Sendable {
 /// throwing ``MPDError``; any other error becomes `ACK 5` with the error's description.
 package typealias CommandHandler = @Sendable (inout CommandInvocation) async throws -> CommandOutcome
 
+/// A command handler that never suspends: most commands (`ping`, `status`, the queue's edits).
+package typealias SynchronousCommandHandler = @Sendable (inout CommandInvocation) throws -> CommandOutcome
+
 /// One entry of the command table: MPD's `struct command`.
 package struct CommandDefinition: Sendable {
     /// The command word.
@@ -72,6 +75,11 @@ package struct CommandDefinition: Sendable {
     package let availability: Availability
     /// The implementation.
     package let handler: CommandHandler
+    /// The same implementation, called without an async call when the handler never suspends:
+    /// an async call from the session makes the runtime switch executors on entry and on
+    /// return (reading the task's preferred executor under its status lock), which cost more
+    /// than `ping` itself in a command list.
+    package let synchronousHandler: SynchronousCommandHandler?
 
     /// Creates a definition.
     /// - Parameters:
@@ -86,6 +94,29 @@ package struct CommandDefinition: Sendable {
         availability: Availability = .always,
         handler: @escaping CommandHandler
     ) {
+        self.init(name, permission, arguments, availability, handler, synchronousHandler: nil)
+    }
+
+    /// Creates a definition whose handler never suspends; the dispatcher calls it directly.
+    /// Overload resolution picks this one for every handler that has no `await`.
+    package init(
+        _ name: String,
+        permission: Permissions,
+        arguments: ArgumentCount?,
+        availability: Availability = .always,
+        handler: @escaping SynchronousCommandHandler
+    ) {
+        self.init(name, permission, arguments, availability, { try handler(&$0) }, synchronousHandler: handler)
+    }
+
+    private init(
+        _ name: String,
+        _ permission: Permissions,
+        _ arguments: ArgumentCount?,
+        _ availability: Availability,
+        _ handler: @escaping CommandHandler,
+        synchronousHandler: SynchronousCommandHandler?
+    ) {
         self.name = name
         self.permission = permission
         self.availability = availability
@@ -96,6 +127,7 @@ package struct CommandDefinition: Sendable {
         case .atLeast(let low)?: (minimumArguments, maximumArguments) = (low, nil)
         }
         self.handler = handler
+        self.synchronousHandler = synchronousHandler
     }
 
     /// What a command needs to be available.

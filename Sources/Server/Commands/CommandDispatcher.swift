@@ -23,7 +23,7 @@ struct CommandDispatcher: Sendable {
 
     /// Runs `line`, appending its output (and its `ACK` line if it fails) to `response`.
     /// - Parameter index: the position in the command list, for the `ACK`.
-    func run(
+    nonisolated(nonsending) func run(
         _ line: [UInt8],
         index: Int,
         session: inout SessionState,
@@ -49,35 +49,41 @@ struct CommandDispatcher: Sendable {
             return .failed
         }
 
+        // The session and the response are moved into the invocation and back, not copied: a
+        // second reference to the response would make every write copy it (a long command
+        // list quadratic), and copying the session retains each of its parts per command.
         var invocation = CommandInvocation(
             command: definition.name,
             arguments: request.arguments,
             invalidUTF8Arguments: request.invalidUTF8Arguments,
-            session: session,
-            response: ResponseBuffer(),
+            session: consume session,
+            response: consume response,
             server: server,
             output: output
         )
-        // Moved in and out rather than copied: a second reference to the response would make
-        // every write copy it, and a long command list quadratic.
-        swap(&invocation.response, &response)
         let outcome: CommandOutcome
         do {
-            outcome = try await definition.handler(&invocation)
+            if let handler = definition.synchronousHandler {
+                outcome = try handler(&invocation)
+            } else {
+                outcome = try await definition.handler(&invocation)
+            }
         } catch {
             // Output written before the failure stays in front of the ACK, as in MPD.
             let mpdError = CommandError.ack(for: error)
-            session = invocation.session
-            swap(&invocation.response, &response)
+            (session, response) = Self.takeBack(consume invocation)
             response.appendRaw(AckLine.format(mpdError, index: index, command: definition.name))
             return .failed
         }
-        session = invocation.session
-        swap(&invocation.response, &response)
+        (session, response) = Self.takeBack(consume invocation)
         switch outcome {
         case .ok: return .ok
         case .close: return .close
         case .idle(let mask): return .idle(mask)
         }
+    }
+
+    private static func takeBack(_ invocation: consuming CommandInvocation) -> (SessionState, ResponseBuffer) {
+        (invocation.session, invocation.response)
     }
 }

@@ -21,13 +21,26 @@ enum StatusCommands {
     /// `status`, in MPD's field order (`handle_status`).
     static func status(_ invocation: inout CommandInvocation) -> CommandOutcome {
         let status = invocation.player.status
-        var response = invocation.response
+        // Written in place: a copy of the response (`var response = invocation.response`) made
+        // its first line copy the whole buffer.
+        write(
+            status, partition: invocation.session.partition, library: invocation.server.library,
+            to: &invocation.response)
+        return .ok
+    }
+
+    private static func write(
+        _ status: PlayerStatus,
+        partition: String,
+        library: Library?,
+        to response: inout ResponseBuffer
+    ) {
         if let volume = status.volume { response.append("volume", volume) }
         response.append("repeat", status.repeatMode ? "1" : "0")
         response.append("random", status.random ? "1" : "0")
         response.append("single", status.single.rawValue)
         response.append("consume", status.consume.rawValue)
-        response.append("partition", invocation.session.partition)
+        response.append("partition", partition)
         response.append("playlist", status.queueVersion)
         response.append("playlistlength", status.queueLength)
         response.append("mixrampdb", NumberFormat.shortest(Double(status.mixRampDB)))
@@ -49,12 +62,12 @@ enum StatusCommands {
             if let duration = status.duration { response.append("duration", NumberFormat.threeDecimals(duration)) }
             if let format = status.audioFormat { response.append("audio", format) }
         }
-        if let job = invocation.server.library?.updates.runningJobID {
+        if let job = library?.updates.runningJobID {
             response.append("updating_db", job)
         }
         // The player's error first; else why the last update was refused (the music folder is
         // away), so that every client shows it.
-        if let error = status.error ?? invocation.server.library?.updates.error { response.append("error", error) }
+        if let error = status.error ?? library?.updates.error { response.append("error", error) }
         if let next = status.next {
             response.append("nextsong", next.position)
             response.append("nextsongid", next.id)
@@ -62,8 +75,6 @@ enum StatusCommands {
         // Tonearm's line, last and only for the mode MPD lacks, so that with song shuffle the
         // answer is MPD's to the byte.
         if status.shuffleMode == .albums { response.append("shufflemode", status.shuffleMode.rawValue) }
-        invocation.response = response
-        return .ok
     }
 
     /// `currentsong`: the current song's block with its queue position and id (also while

@@ -3,8 +3,10 @@ import Settings
 
 /// A connection accepted by one of the listeners, set up and ready for its session.
 struct AcceptedConnection: Sendable {
-    /// The connection, reading ``SessionInput`` and writing bytes.
-    let channel: NIOAsyncChannel<SessionInput, ByteBuffer>
+    /// The connection.
+    let channel: any Channel
+    /// The session's end of the connection: ``SessionInput`` in, bytes out.
+    let io: SessionIO
     /// The handle on the connection's input handler (idle wake-ups, timeout).
     let control: SessionControl
     /// Whether it came through a Unix socket.

@@ -87,6 +87,9 @@ struct ListenerBinder: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: maximumOutput / 2, high: maximumOutput))
+            // A client that shuts down its side after its last line (`echo status | nc -N`) is
+            // answered before the connection closes, as MPD answers it (SessionBridge).
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
     }
 
     private func tcpBootstrap() -> ServerBootstrap {
@@ -97,13 +100,15 @@ struct ListenerBinder: Sendable {
     private func accept(_ channel: any Channel, isLocal: Bool) -> EventLoopFuture<AcceptedConnection> {
         channel.eventLoop.makeCompletedFuture {
             let control = try SessionChannel.configure(channel, connectionTimeout: configuration.connectionTimeout)
-            let asyncChannel = try NIOAsyncChannel<SessionInput, ByteBuffer>(wrappingChannelSynchronously: channel)
+            let bridge = SessionBridge()
+            try channel.pipeline.syncOperations.addHandler(bridge)
             let permissions =
                 isLocal
                 ? configuration.localPermissions
                 : hostPermissions.permissions(for: channel.remoteAddress)
             return AcceptedConnection(
-                channel: asyncChannel,
+                channel: channel,
+                io: SessionIO(bridge, eventLoop: channel.eventLoop),
                 control: control,
                 isLocal: isLocal,
                 permissions: permissions,

@@ -51,11 +51,16 @@ package struct SessionLoop {
     }
 
     /// Handles one input.
+    ///
+    /// `nonisolated(nonsending)`, as are the steps below and the dispatcher's `run`: they stay
+    /// on the caller's executor, the connection's event loop, where a plain nonisolated async
+    /// function would go through an executor switch (which reads the task's preferred executor
+    /// under its status lock) on every call and return, several times per command.
     /// - Parameter write: sends bytes to the client, waiting while its buffer is full.
     /// - Returns: `false` when the connection must be closed.
-    package mutating func handle(
+    nonisolated(nonsending) package mutating func handle(
         _ input: SessionInput,
-        write: (ByteBuffer) async throws -> Void
+        write: nonisolated(nonsending) (ByteBuffer) async throws -> Void
     ) async throws -> Bool {
         switch input {
         case .idleWake:
@@ -73,8 +78,11 @@ package struct SessionLoop {
         }
     }
 
-    private mutating func handle(line: ByteBuffer, write: (ByteBuffer) async throws -> Void) async throws -> Bool {
-        switch framer.consume(line.readableBytesView, isIdle: idleMask != nil) {
+    nonisolated(nonsending) private mutating func handle(
+        line: ByteBuffer, write: nonisolated(nonsending) (ByteBuffer) async throws -> Void
+    ) async throws -> Bool {
+        let isIdle = idleMask != nil
+        switch line.withUnsafeReadableBytes({ framer.consume($0, isIdle: isIdle) }) {
         case .close(let reason):
             logger.info("closing connection: \(reason)")
             return false
@@ -109,10 +117,10 @@ package struct SessionLoop {
     }
 
     /// Writes a command's response and carries out what its result asks for.
-    private mutating func finish(
+    nonisolated(nonsending) private mutating func finish(
         _ result: CommandDispatcher.Result,
         response: ResponseBuffer,
-        write: (ByteBuffer) async throws -> Void
+        write: nonisolated(nonsending) (ByteBuffer) async throws -> Void
     ) async throws -> Bool {
         if response.count > 0 { try await write(response.bytes) }
         switch result {
@@ -131,7 +139,9 @@ package struct SessionLoop {
         }
     }
 
-    private mutating func answerIdle(_ subsystems: IdleSubsystems, write: (ByteBuffer) async throws -> Void)
+    nonisolated(nonsending) private mutating func answerIdle(
+        _ subsystems: IdleSubsystems, write: nonisolated(nonsending) (ByteBuffer) async throws -> Void
+    )
         async throws
     {
         var response = ResponseBuffer()
