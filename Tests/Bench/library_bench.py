@@ -2,7 +2,8 @@
 """Library benchmark: Tonearm and Debian's MPD side by side on the SAME generated library.
 
 For each size (tracks), the library (see `library_gen.py`: copies of one short MP3, each with
-its own ID3v2.4 tag, `AlbumArtist/Album/NN - Title.mp3`) is generated once and cached. Then each
+its own ID3v2.4 tag, `AlbumArtist/Album/NN - Title.mp3`; with --format flac, copies of one
+short FLAC stream, each with its own Vorbis comments) is generated once and cached. Then each
 server, in turn, on loopback:
 
   full scan        start with no database file (both scan on their first start); time from
@@ -17,6 +18,11 @@ server, in turn, on loopback:
                    with every song (median of --restarts)
   memory           VmRSS from /proc after the scan, after the queries, after the restart
   database         size of the database file(s)
+  rescan           once every server has been through the steps above, all are started again
+                   on their databases and take turns: `rescan` of the unchanged library, timed
+                   from sending it until `status` has no `updating_db` (MPD has saved its
+                   database by then); median of --rescans rounds. Interleaved, so that a load
+                   arriving meanwhile falls on every server alike
 
 The ratio column is MPD / Tonearm: above 1 Tonearm is faster (or smaller). A Tonearm step that
 fails (ACK, wrong answer, crash, scan not done within --scan-timeout) is reported and the run
@@ -219,8 +225,61 @@ def stop(server):
         log(f"  stop: {error}")
 
 
-def bench_server(kind, make, size, plan, args) -> tuple[dict, list]:
-    """Every figure of one server on one library: name -> (kind, value); and the errors."""
+def timed_rescan(server, size: int, timeout: float) -> float:
+    """Seconds from sending `rescan` until the job is over, with every song still there."""
+    client = Client(server.port, 60)
+    try:
+        start = time.monotonic()
+        if not client.lines("rescan")[0].startswith("updating_db: "):
+            raise Failed("rescan was not queued")
+        while value(client.lines("status"), "updating_db") is not None:
+            if time.monotonic() - start > timeout:
+                raise Failed(f"rescan not done within {timeout:.0f} s")
+            time.sleep(0.005)
+        elapsed = time.monotonic() - start
+        songs = value(client.lines("stats"), "songs")
+        if songs != str(size):
+            raise Failed(f"{songs} songs after the rescan, expected {size:,}")
+        return elapsed
+    finally:
+        client.close()
+
+
+def bench_rescans(started: dict, size: int, args) -> dict:
+    """`rescan` of the unchanged library on each server in `started` (kind -> a stopped server
+    with its database), the servers taking turns: kind -> ("rescan", times) or ("error", None)."""
+    results, running = {}, {}
+    try:
+        for kind, server in started.items():
+            try:
+                server.start(timeout=60)
+                wait_for_songs(server, size, 60, scanning=False)
+                running[kind] = server
+            except (Failed, OSError, RuntimeError) as error:
+                log(f"  {kind}: rescan: {error}")
+                results[kind] = ("error", None)
+        times = {kind: [] for kind in running}
+        for turn in range(args.rescans):
+            for kind, server in running.items():
+                if kind in results:
+                    continue
+                try:
+                    times[kind].append(timed_rescan(server, size, args.scan_timeout))
+                    log(f"  {kind}: rescan {turn + 1}: {times[kind][-1]:.2f} s")
+                except (Failed, OSError) as error:
+                    log(f"  {kind}: rescan: {error}")
+                    results[kind] = ("error", None)
+        for kind in running:
+            results.setdefault(kind, ("rescan", times[kind]))
+    finally:
+        for server in running.values():
+            stop(server)
+    return results
+
+
+def bench_server(kind, make, size, plan, args) -> tuple[dict, list, object]:
+    """Every figure of one server on one library: name -> (kind, value); the errors; and the
+    server, stopped, on its database."""
     results, errors = {}, []
     server, step = make(), "full scan"
     try:
@@ -259,7 +318,7 @@ def bench_server(kind, make, size, plan, args) -> tuple[dict, list]:
             errors.append(f"startup on the existing database: {error}")
             results["startup on the existing database"] = ("error", None)
             stop(server)
-    return results, errors
+    return results, errors, server
 
 
 def cell(entry) -> str:
@@ -270,6 +329,8 @@ def cell(entry) -> str:
         return "failed"
     if kind == "scan":
         return f"{v:.2f} s"
+    if kind == "rescan":
+        return f"{statistics.median(v):.2f} s (of {len(v)})"
     if kind == "mib":
         return f"{v:.1f}" if v >= 10 else f"{v:.2f}"
     ordered = sorted(v)
@@ -283,8 +344,11 @@ def number(entry):
     return entry[1] if entry[0] in ("scan", "mib") else statistics.median(entry[1])
 
 
+RESCAN = "rescan, nothing changed (median)"
+
+
 def unit(name: str) -> str:
-    if name == "full scan":
+    if name in ("full scan", RESCAN):
         return "s"
     if name.startswith(("resident memory", "database")):
         return "MiB"
@@ -295,7 +359,7 @@ def rows(size, plan, mpd, tonearm, old=None):
     """The table's rows of one size; with `old` (the baseline's figures) two cells more each."""
     order = ["full scan", "resident memory after the scan", "queries", *(q[0] for q in queries(plan)),
              "resident memory after the queries", "database file size", "startup on the existing database",
-             "resident memory after the restart"]
+             "resident memory after the restart", RESCAN]
     out = []
     for name in [n for n in order if n in mpd or n in tonearm or n in (old or {})]:
         m, t = mpd.get(name), tonearm.get(name)
@@ -307,7 +371,8 @@ def rows(size, plan, mpd, tonearm, old=None):
             rates = [f"{who} {size / number(e):,.0f}" if number(e) else f"{who} –" for who, e in named]
             label = f"full scan (files/s: {', '.join(rates)})"
         versus_old = (cell(old.get(name)), baseline.ratio(b, number(old.get(name)))) if old is not None else ()
-        out.append((f"{size:,}", label, unit(name), cell(m), cell(t), ratio, *versus_old))
+        tracks = f"{size:,}" + (" FLAC" if plan.tracks[0].path.endswith(".flac") else "")
+        out.append((tracks, label, unit(name), cell(m), cell(t), ratio, *versus_old))
     return out
 
 
@@ -323,6 +388,10 @@ def main():
     parser.add_argument("--repeat", type=int, default=20, help="timed runs of each query")
     parser.add_argument("--restarts", type=int, default=3, help="timed restarts on the existing database")
     parser.add_argument("--scan-timeout", type=float, default=300)
+    parser.add_argument("--rescans", type=int, default=3,
+                        help="timed rescans of the unchanged library, the servers taking turns (0: none)")
+    parser.add_argument("--format", choices=("mp3", "flac"), default="mp3",
+                        help="the generated files: MP3 with ID3v2.4 tags, or FLAC with Vorbis comments")
     parser.add_argument("--library-base", default="/tmp",
                         help="where generated libraries are cached (tonearm-bench-library-N inside)")
     parser.add_argument("--delayed-ack", action="store_true",
@@ -339,21 +408,32 @@ def main():
 
     all_rows, all_errors = [], []
     for size in sizes:
-        music, plan = generate(size, Path(args.library_base), log=log)
+        music, plan = generate(size, Path(args.library_base), log=log, kind=args.format)
         per = {"mpd": {}, baseline.OLD: {}, "tonearm": {}}
-        for kind in kinds:
-            work = Path(tempfile.mkdtemp(prefix=f"tonearm-library-bench-{kind}-"))
-            try:
+        works, scanned = [], {}
+        try:
+            for kind in kinds:
+                work = Path(tempfile.mkdtemp(prefix=f"tonearm-library-bench-{kind}-"))
+                works.append(work)
                 if kind == "mpd":
-                    def make():
+                    def make(work=work):
                         return servers.MPDServer(work, music_dir=music)
                 else:
-                    def make(binary=old_binary if kind == baseline.OLD else args.tonearm):
+                    def make(work=work, binary=old_binary if kind == baseline.OLD else args.tonearm):
                         return servers.TonearmServer(work, binary=binary, music_dir=music)
                 log(f"{size:,} tracks, {kind}:")
-                per[kind], errors = bench_server(kind, make, size, plan, args)
+                per[kind], errors, server = bench_server(kind, make, size, plan, args)
                 all_errors += [f"{kind}, {size:,} tracks: {e}" for e in errors]
-            finally:
+                if per[kind].get("full scan", ("error",))[0] == "scan":
+                    scanned[kind] = server
+            if args.rescans > 0 and scanned:
+                log(f"{size:,} tracks, rescans, the servers taking turns:")
+                for kind, entry in bench_rescans(scanned, size, args).items():
+                    per[kind][RESCAN] = entry
+                    if entry[0] == "error":
+                        all_errors.append(f"{kind}, {size:,} tracks: rescan failed")
+        finally:
+            for work in works:
                 shutil.rmtree(work, ignore_errors=True)
         all_rows += rows(size, plan, per["mpd"], per["tonearm"], per[baseline.OLD] if baseline.OLD in kinds else None)
     baseline.print_table(HEADER + (baseline.COLUMNS if baseline.OLD in kinds else ()), all_rows)

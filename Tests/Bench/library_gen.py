@@ -11,6 +11,11 @@ scales with the size N: N/12.5 albums (8,000 at 100,000 tracks) of 6–19 tracks
 (each track by another artist), 5 % two-disc albums, ~40 genres, years 1955–2024 (a fifth as
 full dates), titles of one to four words from a fixed vocabulary, a few non-ASCII names.
 
+With `kind="flac"` every track is instead a copy of one FLAC stream (the same second of sine,
+with its STREAMINFO) behind one VORBIS_COMMENT block holding the same tags, named `….flac`, in
+`base/tonearm-bench-library-flac-N`: each server then reads tags with its FLAC reader (MPD's
+libFLAC plugin) instead of its MP3 one.
+
 `plan(n)` is deterministic (seeded) and cheap, so a cached library needs no manifest: the
 benchmark re-plans it to know the expected answers. `generate(n, base)` writes
 `base/tonearm-bench-library-N/music` and then the marker `…/complete` (last), and reuses a
@@ -22,7 +27,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 VERSION = "1"  # bump when the content changes; a cached library of another version is rebuilt
@@ -173,16 +178,52 @@ def encode_audio() -> bytes:
     return audio
 
 
+def encode_flac() -> tuple[bytes, bytes]:
+    """The STREAMINFO block (flagged last; the caller adds the comments after it) and the FLAC
+    frames every track shares."""
+    with tempfile.TemporaryDirectory(prefix="tonearm-bench-flac-") as work:
+        out = Path(work) / "sine.flac"
+        subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
+                        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=22050:duration=1",
+                        "-ac", "1", "-c:a", "flac", "-sample_fmt", "s16", "-map_metadata", "-1",
+                        "-fflags", "+bitexact", "-flags:a", "+bitexact", "-f", "flac", str(out)], check=True)
+        data = out.read_bytes()
+    if data[:4] != b"fLaC" or data[4] & 0x7F != 0:
+        raise RuntimeError("ffmpeg wrote a FLAC file that does not start with STREAMINFO")
+    position, streaminfo = 4, b""
+    while True:  # every metadata block but STREAMINFO (ffmpeg's padding, its vendor comment) goes
+        header, size = data[position], int.from_bytes(data[position + 1:position + 4], "big")
+        if header & 0x7F == 0:
+            streaminfo = data[position + 4:position + 4 + size]
+        position += 4 + size
+        if header & 0x80:
+            return bytes([0]) + len(streaminfo).to_bytes(3, "big") + streaminfo, data[position:]
+
+
+def vorbis_comment(t: Track) -> bytes:
+    """The last metadata block: the track's tags as Vorbis comments."""
+    vendor = b"tonearm bench"
+    pairs = [("TITLE", t.title), ("ARTIST", t.artist), ("ALBUMARTIST", t.albumartist), ("ALBUM", t.album),
+             ("TRACKNUMBER", t.track), ("DISCNUMBER", t.disc), ("GENRE", t.genre), ("DATE", t.date)]
+    comments = [f"{key}={value}".encode() for key, value in pairs]
+    body = len(vendor).to_bytes(4, "little") + vendor + len(comments).to_bytes(4, "little")
+    body += b"".join(len(c).to_bytes(4, "little") + c for c in comments)
+    return bytes([0x80 | 4]) + len(body).to_bytes(3, "big") + body
+
+
 def tag_frames(t: Track) -> list[tuple[str, str]]:
     return [("TIT2", t.title), ("TPE1", t.artist), ("TPE2", t.albumartist), ("TALB", t.album),
             ("TRCK", t.track), ("TPOS", t.disc), ("TCON", t.genre), ("TDRC", t.date)]
 
 
-def generate(n: int, base: Path, log=print) -> tuple[Path, Plan]:
-    """The music folder of an N-track library under `base` (written unless cached) and its plan."""
-    home = Path(base) / f"tonearm-bench-library-{n}"
+def generate(n: int, base: Path, log=print, kind: str = "mp3") -> tuple[Path, Plan]:
+    """The music folder of an N-track library of `kind` ("mp3" or "flac") under `base` (written
+    unless cached) and its plan."""
+    home = Path(base) / (f"tonearm-bench-library-{n}" if kind == "mp3" else f"tonearm-bench-library-{kind}-{n}")
     music, marker = home / "music", home / "complete"
     the_plan = plan(n)
+    if kind == "flac":
+        the_plan.tracks = [replace(t, path=t.path[:-len(".mp3")] + ".flac") for t in the_plan.tracks]
     if marker.exists() and marker.read_text() == VERSION:
         return music, the_plan
     marker.unlink(missing_ok=True)
@@ -190,7 +231,10 @@ def generate(n: int, base: Path, log=print) -> tuple[Path, Plan]:
         shutil.rmtree(music)
     start = time.monotonic()
     log(f"generating {n:,} tracks in {music} …")
-    audio = encode_audio()
+    if kind == "flac":
+        streaminfo, audio = encode_flac()
+    else:
+        audio = encode_audio()
     made = set()
     for t in the_plan.tracks:
         folder = t.path.rsplit("/", 1)[0]
@@ -198,7 +242,10 @@ def generate(n: int, base: Path, log=print) -> tuple[Path, Plan]:
             os.makedirs(music / folder, exist_ok=True)
             made.add(folder)
         with open(music / t.path, "wb") as f:
-            f.write(id3v24(tag_frames(t)) + audio)
+            if kind == "flac":
+                f.write(b"fLaC" + streaminfo + vorbis_comment(t) + audio)
+            else:
+                f.write(id3v24(tag_frames(t)) + audio)
         os.utime(music / t.path, (BASE_TIME, BASE_TIME))
     for folder in sorted(made, key=lambda p: -p.count("/")):
         os.utime(music / folder, (BASE_TIME, BASE_TIME))

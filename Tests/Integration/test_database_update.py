@@ -84,6 +84,81 @@ def test_rescan_rereads_unchanged_files(private_db_server):
         assert stats(c)["songs"] == "20"
 
 
+def _retag_in_place(path: Path, replacements: list[tuple[bytes, bytes]]):
+    """Swaps tag text for text of the same length and puts the file's mtime back: the size and
+    time `update` compares stay as they were, and only `rescan` can see the change."""
+    before = path.stat()
+    data = path.read_bytes()
+    for old, new in replacements:
+        assert len(old) == len(new) and data.count(old) == 1, old
+        data = data.replace(old, new)
+    path.write_bytes(data)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+
+
+def test_rescan_finds_tags_changed_without_a_new_mtime(private_db_server):
+    """Tonearm skips the writes for a file whose tags came back as they were stored: this is
+    the file whose tags did change, and every view of them must show it."""
+    music = private_db_server.library.root
+    duet = "Various/Duets/01 Duet.flac"
+    _retag_in_place(music / duet, [(b"ALBUM=Duets", b"ALBUM=Dueto"), (b"GENRE=Jazz", b"GENRE=Funk")])
+    with private_db_server.connect() as c:
+        assert JOB.match(c.command("update")[0])
+        wait_for_scan(c)
+        assert uris(c.command("find album Duets")) == [duet]
+        assert JOB.match(c.command("rescan")[0])
+        wait_for_scan(c)
+        assert uris(c.command("find album Dueto")) == [duet]
+        assert uris(c.command("search album ueto")) == [duet]
+        assert c.command("find album Duets") == ["OK"]
+        assert c.command("search album uets") == ["OK"]
+        assert uris(c.command("find genre Funk")) == [duet]
+        assert c.command("find genre Jazz") == ["OK"]
+        genres = c.command("list genre")
+        assert "Genre: Funk" in genres and "Genre: Jazz" not in genres
+        assert "Album: Dueto" in c.command("list album group albumartist")
+        block = c.command(f'lsinfo "{duet}"')
+        assert [line for line in block if line.startswith(("Album:", "Genre:"))] == [
+            "Album: Dueto", "Genre: Rock", "Genre: Funk"]
+
+
+def test_a_rescan_that_changes_nothing_leaves_every_answer_as_it_was(private_db_server):
+    """MPD counts every file a rescan read as a change: idle `database` and a new `db_update`,
+    with every answer about the songs as before."""
+    queries = ["listallinfo", "list album group albumartist", "count group artist", "search title e",
+               "find genre Rock", "list genre", "listall"]
+    with private_db_server.connect() as watcher, private_db_server.connect() as c:
+        before = {query: c.command(query) for query in queries}
+        figures = stats(c)
+        time.sleep(1.1)  # db_update counts seconds
+        watcher.send("idle database\n")
+        time.sleep(0.2)
+        assert JOB.match(c.command("rescan")[0])
+        assert watcher.read_response(timeout=10) == ["changed: database", "OK"]
+        wait_for_scan(c)
+        assert {query: c.command(query) for query in queries} == before
+        after = stats(c)
+        assert int(after.pop("db_update")) > int(figures.pop("db_update"))
+        for volatile in ("uptime", "playtime"):
+            after.pop(volatile), figures.pop(volatile)
+        assert after == figures
+
+
+def test_rescan_drops_removed_files_and_adds_new_ones(private_db_server):
+    music = private_db_server.library.root
+    with private_db_server.connect() as c:
+        (music / "Various/Duets/01 Duet.flac").unlink()
+        shutil.copy2(music / "intro.flac", music / "Various/Field/intro again.flac")
+        assert JOB.match(c.command("rescan")[0])
+        wait_for_scan(c)
+        assert c.command("find album Duets") == ["OK"]
+        assert c.command("search artist \"artist a\"") != ["OK"]  # Song A's artist stays
+        assert "Artist: Artist A" in c.command("list artist")
+        assert uris(c.command("find title Intro")) == ["intro.flac", "Various/Field/intro again.flac"]
+        assert stats(c)["songs"] == "20"
+
+
 def test_python_client_update(private_db_server):
     client = mpd.MPDClient()
     client.connect(private_db_server.host, private_db_server.port)

@@ -1,7 +1,8 @@
 import Foundation
-import MediaLibrary
 import MusicModel
 import Testing
+
+@testable import MediaLibrary
 
 /// Sound files made once per test run with the `ffmpeg` CLI (two seconds of sine), plus files
 /// whose tags are written byte by byte, because FFmpeg cannot write repeated Vorbis comments or
@@ -134,6 +135,18 @@ struct MetadataReaderTests {
         if comment { expected[.comment] = ["Cmt"] }
         for (type, want) in expected {
             #expect(values(metadata, type) == want, "\(type.name)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test(
+        "FLAC files are read from their metadata blocks, as FFmpeg reads them",
+        arguments: ["tagged.flac", "hires.flac", "plain.flac", "cover.flac", "multi.flac"])
+    func nativeFLAC(name: String) throws {
+        let path = fixtures.path(name)
+        let file = try #require(FileBytes(path: path))
+        for mask in [TagMask.all, TagMask.none, TagMask([.artist])] {
+            let native = try #require(FLACMetadata.read(file, tags: mask), "read natively")
+            #expect(native == (try MetadataReader.readThroughFFmpeg(path: path, tags: mask)))
         }
     }
 

@@ -140,11 +140,10 @@ package final class UpdateService: Sendable {
             do {
                 let now = Int64(Date().timeIntervalSince1970)
                 let outcome = try scanner.update(current.uri, rescan: current.rescan, now: now, progress: &progress)
-                if outcome.changed {
-                    if !outcome.removedSongs.isEmpty { onEvent(.songsRemoved(Set(outcome.removedSongs))) }
-                    onEvent(.database)
-                    removeOrphanedStickers()
-                }
+                if !outcome.removedSongs.isEmpty { onEvent(.songsRemoved(Set(outcome.removedSongs))) }
+                if outcome.changed || outcome.reread { onEvent(.database) }
+                // Only a change can leave a sticker without its song, tag value or filter.
+                if outcome.changed { removeOrphanedStickers() }
                 state.withLock { $0.failure = nil }
                 logger.notice("\(progress.summary(elapsed: .now - progress.started))")
             } catch LibraryError.updateRefused(let reason) {

@@ -31,6 +31,17 @@ package enum MetadataReader {
     /// Throws ``MetadataReadError`` when FFmpeg cannot open the file, it has no audio stream, or
     /// its audio parameters cannot be determined.
     package static func read(path: String, tags wanted: TagMask) throws -> FileMetadata {
+        if path.utf8.suffix(5).map({ $0 | 0x20 }).elementsEqual(".flac".utf8), let file = FileBytes(path: path),
+            let metadata = FLACMetadata.read(file, tags: wanted)
+        {
+            return metadata
+        }
+        return try readThroughFFmpeg(path: path, tags: wanted)
+    }
+
+    /// ``read(path:tags:)`` with FFmpeg opening the file whatever its format: what the native
+    /// FLAC reader must agree with.
+    static func readThroughFFmpeg(path: String, tags wanted: TagMask) throws -> FileMetadata {
         try withInput(path) { context, file in
             let stream = try audioStream(context, path: path)
             let formatName = String(cString: context.pointee.iformat.pointee.name)

@@ -30,6 +30,16 @@ struct TagCollector {
 
     /// Control characters become spaces (MPD's `FixTagString`), then surrounding white space goes.
     static func clean(_ raw: String) -> String {
+        // Most values need nothing: without a control byte, and with printable ASCII at both
+        // ends, no scalar changes and no end is white space (a grapheme cluster cannot start
+        // with white space and end in printable ASCII). Building the scalars and trimming by
+        // Character took a sixth of a rescan's time, even for values it left as they were.
+        let bytes = raw.utf8
+        if let first = bytes.first, let last = bytes.last, first > 0x20, first < 0x7F, last > 0x20, last < 0x7F,
+            !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F })
+        {
+            return raw
+        }
         var scalars = String.UnicodeScalarView()
         var changed = false
         for scalar in raw.unicodeScalars {

@@ -6,7 +6,7 @@
 /// file order, so Tonearm reads the comment block directly and uses FFmpeg only as a fallback.
 enum VorbisCommentScanner {
     /// The largest comment block read; bigger ones (pictures in the comments) are left to FFmpeg.
-    private static let maximumBlockSize = 16 << 20
+    static let maximumBlockSize = 16 << 20
 
     /// The comments as raw `(key, value)` pairs in file order, or nil when the file is not a
     /// FLAC or Ogg file this reader understands.
@@ -99,7 +99,7 @@ enum VorbisCommentScanner {
 
     /// Parses a comment block: vendor string, count, then `KEY=value` entries (little-endian
     /// lengths). Entries without `=` are skipped; pictures stored as comments are not comments.
-    private static func parse(_ data: ArraySlice<UInt8>) -> [(key: String, value: String)]? {
+    static func parse(_ data: ArraySlice<UInt8>) -> [(key: String, value: String)]? {
         let bytes = Array(data)
         guard bytes.count >= 8 else { return nil }
         let vendorLength = bytes.littleEndian32(at: 0)
