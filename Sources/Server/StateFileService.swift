@@ -161,7 +161,7 @@ package struct StateFileService: Service, CustomStringConvertible {
         var songs: [Song?] = []
         songs.reserveCapacity(state.entries.count)
         for entry in state.entries {
-            songs.append(try? await library?.song(at: entry.uri))
+            songs.append(try? library?.song(at: entry.uri))
         }
         partition.player.restore(state, songs: songs, restorePaused: restorePaused)
         logger.info(

@@ -69,7 +69,7 @@ enum ArtworkCommands {
     private static func songPath(_ invocation: inout CommandInvocation) async throws -> String {
         let library = try invocation.server.requireLibrary()
         guard let uri = try LibraryURI.local(invocation.arguments[0], allowEmpty: false),
-            try await library.song(at: uri) != nil
+            try library.song(at: uri) != nil
         else { throw MPDError(.noExist, "No such song") }
         return library.absolutePath(of: uri)
     }

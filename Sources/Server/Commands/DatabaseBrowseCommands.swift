@@ -32,7 +32,7 @@ enum DatabaseBrowseCommands {
         }
         // A directory first: browsing clients list directories far more often than songs.
         guard try await stream(&invocation, library, uri, recursive: false, details: true) else {
-            if !uri.isEmpty, let song = try await library.song(at: uri) {
+            if !uri.isEmpty, let song = try library.song(at: uri) {
                 SongPrinter.write(song, tags: invocation.visibleTags, to: &invocation.response)
                 return .ok
             }
@@ -69,7 +69,7 @@ enum DatabaseBrowseCommands {
         if uri == "/" { uri = "" }
         if try await stream(&invocation, library, uri, recursive: true, details: details) { return .ok }
         // A song URI lists that song alone, as MPD's database selection does.
-        if let song = try await library.song(at: uri) {
+        if let song = try library.song(at: uri) {
             if details {
                 SongPrinter.write(song, tags: invocation.visibleTags, to: &invocation.response)
             } else {

@@ -106,7 +106,7 @@ enum QueueEditCommands {
     }
 
     /// `addid URI [POSITION]`: one song; answers its queue id.
-    static func addID(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
+    static func addID(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
         let player = invocation.player
         // MPD reads POSITION before it looks at the URI, so a bad position is named first. It is
         // read again for the add: other sessions may change the queue during the lookup.
@@ -128,7 +128,7 @@ enum QueueEditCommands {
             }
             uri = located
         }
-        guard let song = try await library.song(at: uri) else { throw MPDError(.noExist, "No such song") }
+        guard let song = try library.song(at: uri) else { throw MPDError(.noExist, "No such song") }
         let position = try invocation.arguments.count > 1 ? insertPosition(invocation.arguments[1], player) : nil
         let ids = try player.add([song], at: position)
         invocation.response.append("Id", ids[0])
@@ -152,7 +152,7 @@ enum QueueEditCommands {
 
     /// The songs `add` takes for `uri`: the song, or everything below the directory.
     static func songs(under uri: String, in library: Library) async throws -> [Song] {
-        if !uri.isEmpty, let song = try await library.song(at: uri) { return [song] }
+        if !uri.isEmpty, let song = try library.song(at: uri) { return [song] }
         var songs: [Song] = []
         var cursor: Int64 = 0
         while true {

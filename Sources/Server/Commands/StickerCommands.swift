@@ -178,7 +178,7 @@ struct StickerObject {
     func key() async throws -> String {
         switch type {
         case .song:
-            guard try await library.song(at: uri) != nil else { throw MPDError(.noExist, "No such song") }
+            guard try library.song(at: uri) != nil else { throw MPDError(.noExist, "No such song") }
             return uri
         case .playlist:
             guard isStoredPlaylist(uri) else { throw MPDError(.argument, "no such playlist: \(uri.mpdQuoted)") }

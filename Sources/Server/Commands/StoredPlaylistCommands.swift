@@ -209,7 +209,7 @@ enum StoredPlaylistCommands {
             guard let relative = QueueEditCommands.relativeURI(path, library) else {
                 throw MPDError(.permission, "Access denied")
             }
-            guard let song = try await library.song(at: relative) else { throw MPDError(.noExist, "No such song") }
+            guard let song = try library.song(at: relative) else { throw MPDError(.noExist, "No such song") }
             return [song.uri]
         }
         return try await QueueEditCommands.songs(under: uri, in: library).map(\.uri)
