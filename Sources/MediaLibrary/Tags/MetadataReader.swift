@@ -31,7 +31,8 @@ package enum MetadataReader {
     /// Throws ``MetadataReadError`` when FFmpeg cannot open the file, it has no audio stream, or
     /// its audio parameters cannot be determined.
     package static func read(path: String, tags wanted: TagMask) throws -> FileMetadata {
-        if path.utf8.suffix(5).map({ $0 | 0x20 }).elementsEqual(".flac".utf8), let file = FileBytes(path: path),
+        // Lazily: a scan asks this of every file, and `map` would build an array each time.
+        if path.utf8.suffix(5).lazy.map({ $0 | 0x20 }).elementsEqual(".flac".utf8), let file = FileBytes(path: path),
             let metadata = FLACMetadata.read(file, tags: wanted)
         {
             return metadata
