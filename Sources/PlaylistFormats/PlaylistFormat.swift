@@ -1,5 +1,7 @@
+import Foundation
+
 /// Reading and writing the playlist file formats Tonearm understands: MPD's plain `.m3u`
-/// (which stored playlists use), extended `.m3u`/`.m3u8` and `.pls`.
+/// (which stored playlists use), extended `.m3u`/`.m3u8`, `.pls` and, for reading, `.xspf`.
 ///
 /// Parsing yields the entries as written (URIs or paths, not yet resolved against the
 /// playlist's folder or the database): ``PlaylistEntryResolver`` does that, as MPD's
@@ -9,14 +11,27 @@ package enum PlaylistFormat: Sendable, Equatable {
     case m3u
     /// `[playlist]` with `FileN=` keys, ordered by N.
     case pls
+    /// XML Shareable Playlist Format: the `<location>` of each `<track>`.
+    case xspf
 
     /// The format a playlist file's suffix names (ASCII case ignored), or `nil` when Tonearm
-    /// cannot read it (`.xspf`, `.asx`, `.cue` are listed by the scanner but not read yet).
+    /// cannot read it (`.asx` and `.cue` are listed by the scanner but not read yet).
     package init?(suffixOf path: String) {
         guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
         switch path[path.index(after: dot)...].lowercased() {
         case "m3u", "m3u8": self = .m3u
         case "pls": self = .pls
+        case "xspf": self = .xspf
+        default: return nil
+        }
+    }
+
+    /// The format a server's `Content-Type` names, as MPD's m3u and pls plugins know them.
+    package init?(mimeType: String) {
+        switch mimeType.lowercased() {
+        case "audio/x-mpegurl", "audio/mpegurl": self = .m3u
+        case "audio/x-scpls": self = .pls
+        case "application/xspf+xml": self = .xspf
         default: return nil
         }
     }
@@ -26,6 +41,7 @@ package enum PlaylistFormat: Sendable, Equatable {
         switch self {
         case .m3u: return Self.m3uEntries(text, stripWhitespace: true)
         case .pls: return Self.plsEntries(text)
+        case .xspf: return XSPFReader.locations(in: Data(text.utf8))
         }
     }
 

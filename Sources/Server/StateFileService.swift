@@ -161,7 +161,11 @@ package struct StateFileService: Service, CustomStringConvertible {
         var songs: [Song?] = []
         songs.reserveCapacity(state.entries.count)
         for entry in state.entries {
-            songs.append(try? library?.song(at: entry.uri))
+            if RemoteStream.isSupported(entry.uri) {
+                songs.append(Song(streamURL: entry.uri, tags: entry.tags))
+            } else {
+                songs.append(try? library?.song(at: entry.uri))
+            }
         }
         partition.player.restore(state, songs: songs, restorePaused: restorePaused)
         logger.info(

@@ -48,9 +48,39 @@ struct PlaylistFormatTests {
         #expect(PlaylistFormat(suffixOf: "a/b.m3u") == .m3u)
         #expect(PlaylistFormat(suffixOf: "a/b.M3U8") == .m3u)
         #expect(PlaylistFormat(suffixOf: "b.pls") == .pls)
-        #expect(PlaylistFormat(suffixOf: "b.xspf") == nil)
+        #expect(PlaylistFormat(suffixOf: "b.xspf") == .xspf)
+        #expect(PlaylistFormat(suffixOf: "b.asx") == nil)
         #expect(PlaylistFormat(suffixOf: "a.m3u/b") == nil)
         #expect(PlaylistFormat(suffixOf: "m3u") == nil)
+    }
+
+    /// A server names a playlist by its `Content-Type` (MPD's plugins list the same types).
+    @Test func formatsByMIMEType() {
+        #expect(PlaylistFormat(mimeType: "audio/x-mpegurl") == .m3u)
+        #expect(PlaylistFormat(mimeType: "Audio/MpegURL") == .m3u)
+        #expect(PlaylistFormat(mimeType: "audio/x-scpls") == .pls)
+        #expect(PlaylistFormat(mimeType: "application/xspf+xml") == .xspf)
+        // HLS is a stream the decoder plays, not a playlist to queue.
+        #expect(PlaylistFormat(mimeType: "application/vnd.apple.mpegurl") == nil)
+        #expect(PlaylistFormat(mimeType: "audio/flac") == nil)
+    }
+
+    /// The `<location>` of each track of the track list, in order, CDATA and entities read;
+    /// elsewhere a location is no track, and a broken document keeps what came before the break.
+    @Test func xspfListsItsTracksLocations() {
+        let text = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <playlist version="1" xmlns="http://xspf.org/ns/0/">
+              <location>http://127.0.0.1/not-a-track</location>
+              <trackList>
+                <track><title>One</title><location> http://127.0.0.1/a.mp3?x=1&amp;y=2 </location></track>
+                <track><location><![CDATA[b/c.flac]]></location></track>
+                <track><title>No location</title></track>
+                <track><location>d.flac</location>
+            """
+        #expect(
+            PlaylistFormat.xspf.entries(of: text) == ["http://127.0.0.1/a.mp3?x=1&y=2", "b/c.flac", "d.flac"])
+        #expect(PlaylistFormat.xspf.entries(of: "not xml at all") == [])
     }
 
     @Test func dotSegmentsAreSquashedAsMPDDoes() {

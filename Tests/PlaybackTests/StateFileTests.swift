@@ -92,6 +92,27 @@ import Testing
         #expect(text.hasSuffix("playlist_end\n"))
     }
 
+    /// A stream keeps its tags in a `song_begin` block, as MPD's `song_save` writes songs
+    /// outside its database; the tags in such a block of a file are the database's business.
+    @Test func aStreamKeepsItsTags() {
+        var state = SavedPlayerState()
+        state.entries = [
+            .init(
+                uri: "http://radio.invalid/live", tags: [TagValue(.name, "Test FM"), TagValue(.title, "Two\nLines")]),
+            .init(uri: "Album A/01 One.flac"),
+        ]
+        let text = StateFile.render(state)
+        #expect(
+            text.contains(
+                "song_begin: http://radio.invalid/live\nName: Test FM\nTitle: Two Lines\nsong_end\n1:Album A/01 One.flac\n"
+            ))
+        let read = StateFile.parse(text)
+        #expect(read.entries.map(\.uri) == ["http://radio.invalid/live", "Album A/01 One.flac"])
+        #expect(read.entries[0].tags == [TagValue(.name, "Test FM"), TagValue(.title, "Two Lines")])
+        #expect(read.entries[1].tags.isEmpty)
+        #expect(StateFile.parse(Self.mpdFile).entries.allSatisfy { $0.tags.isEmpty })
+    }
+
     @Test func garbageGivesTheDefaults() {
         let state = StateFile.parse("\u{0}\u{1}nonsense\nstate: dancing\ncurrent: -4\nplaylist_begin\nx\n")
         #expect(state.state == .stop)

@@ -1,4 +1,4 @@
-import CFFmpeg
+package import CFFmpeg
 package import MusicModel
 
 /// Why a file's metadata could not be read.
@@ -328,6 +328,18 @@ package enum MetadataReader {
             ordered = mapped.flatMap { $0.stablySorted { TagNames.ffmpegRank($0.key) } }
         }
         for entry in ordered { collector.add(entry.type, entry.value) }
+    }
+
+    /// The tags of a stream FFmpeg opened for playing (a remote file, a station), read from its
+    /// container's and audio stream's metadata as for a file without a native reader: the
+    /// player shows them for a stream, whose tags no database holds.
+    package static func streamTags(
+        context: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>
+    ) -> [TagValue] {
+        var collector = TagCollector(wanted: .all)
+        let formatName = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? ""
+        collectTags(&collector, context: context, stream: stream, formatName: formatName, file: nil)
+        return collector.tags
     }
 
     /// MPD's `readcomments` key syntax: a letter, then letters, `_` and `-`.

@@ -1,4 +1,5 @@
 import CFFmpeg
+package import MusicModel
 
 /// Decodes one file to interleaved PCM. Not thread-safe: one decoder thread owns it.
 ///
@@ -27,6 +28,11 @@ package final class AudioDecoder {
     package private(set) var bitrate = 0
 
     private let input: DecoderInput
+    /// Raised by the controls; FFmpeg's network calls for this input end early then. Kept
+    /// here because the input's callback points at it.
+    private let interrupt: DecoderInterrupt
+    /// A stream's own tags and live title; `nil` for a file, whose tags the database has.
+    private var streamMetadata: StreamMetadata?
     private let packet: UnsafeMutablePointer<AVPacket>
     private let frame: UnsafeMutablePointer<AVFrame>
     /// Samples per second of the source: the unit of every position below.
@@ -60,15 +66,18 @@ package final class AudioDecoder {
     /// in places.
     private static let errorLimit = 64
 
-    /// Opens `path`: its container, its best audio stream and a decoder for it.
-    package init(path: String) throws(DecoderError) {
-        let input = try DecoderInput.open(path: path)
+    /// Opens `path` (a file, or a stream's URL): its container, its best audio stream and a
+    /// decoder for it. Opening and reading a stream end early once `interrupt` is raised.
+    init(path: String, interrupt: DecoderInterrupt) throws(DecoderError) {
+        let input = try DecoderInput.open(path: path, interrupt: interrupt)
         guard let packet = av_packet_alloc(), let frame = av_frame_alloc() else {
             input.close()
             throw DecoderError(.decode, path: path, code: TONEARM_AVERROR_ENOMEM)
         }
         self.path = path
         self.input = input
+        self.interrupt = interrupt
+        streamMetadata = path.hasPrefix("/") ? nil : StreamMetadata(input)
         self.packet = packet
         self.frame = frame
         let codec = input.codec.pointee
@@ -90,6 +99,11 @@ package final class AudioDecoder {
         guard sourceRate > 0, sourceFormat.channels > 0, codec.sample_fmt != AV_SAMPLE_FMT_NONE else {
             throw DecoderError(.noAudio, path: path, reason: "unknown sample format")
         }
+    }
+
+    /// Opens the file at `path`, with nothing to interrupt it (tools and tests).
+    package convenience init(path: String) throws(DecoderError) {
+        try self.init(path: path, interrupt: DecoderInterrupt())
     }
 
     deinit {
@@ -314,6 +328,7 @@ package final class AudioDecoder {
             return
         }
         defer { av_packet_unref(packet) }
+        streamMetadata?.poll(input)
         guard packet.pointee.stream_index == input.stream.pointee.index else { return }
         noteBitrate()
         let sent = avcodec_send_packet(input.codec, packet)
@@ -346,6 +361,10 @@ package final class AudioDecoder {
             bitrate = Int(input.codec.pointee.bit_rate / 1000)
         }
     }
+
+    /// A stream's tags (its name, the title on air, a remote file's own tags), once after they
+    /// changed: right after opening, then at each new title. Always `nil` for a file.
+    package func takeStreamTags() -> [TagValue]? { streamMetadata?.take() }
 
     /// Turns FFmpeg's 32-bit samples (24 significant bits at the top) into MPD's s24 layout:
     /// the value in the low 24 bits, sign-extended.

@@ -18,6 +18,9 @@ package struct DecoderError: Error, Sendable, Equatable, CustomStringConvertible
         case decode
         /// Seeking failed.
         case seek
+        /// A control (`stop`, `play`, a seek) ended the wait for a stream: nobody needs the
+        /// song any more, so this is no failure to report.
+        case interrupted
     }
 
     /// What went wrong.
@@ -36,7 +39,12 @@ package struct DecoderError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// Creates an error from an FFmpeg return code.
     init(_ kind: Kind, path: String, code: Int32) {
-        self.init(kind, path: path, reason: Self.text(of: code))
+        self.init(code == TONEARM_AVERROR_EXIT ? .interrupted : kind, path: path, reason: Self.text(of: code))
+    }
+
+    /// Whether `error` is a decoder's wait that a control ended (``Kind/interrupted``).
+    package static func isInterruption(_ error: any Error) -> Bool {
+        (error as? DecoderError)?.kind == .interrupted
     }
 
     /// MPD's wording for the player's `error:` line (checked against Debian's MPD 0.23), for

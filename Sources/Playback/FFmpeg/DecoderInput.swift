@@ -14,12 +14,18 @@ struct DecoderInput {
     /// FFmpeg logs to stderr by default; Tonearm reports decoding problems itself.
     private static let loggingSilenced: Void = av_log_set_level(AV_LOG_QUIET)
 
-    /// Opens `path`, finds its best audio stream (other streams, such as cover art, are
-    /// discarded by the demuxer) and opens a decoder for it.
-    static func open(path: String) throws(DecoderError) -> DecoderInput {
+    /// Opens `path` (a file, or a stream's URL), finds its best audio stream (other streams,
+    /// such as cover art, are discarded by the demuxer) and opens a decoder for it. Every
+    /// blocking call returns early once `interrupt` is raised.
+    static func open(path: String, interrupt: DecoderInterrupt) throws(DecoderError) -> DecoderInput {
         _ = loggingSilenced
-        var format: UnsafeMutablePointer<AVFormatContext>?
-        let opened = avformat_open_input(&format, path, nil, nil)
+        var format: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
+        guard format != nil else { throw DecoderError(.open, path: path, code: TONEARM_AVERROR_ENOMEM) }
+        format?.pointee.interrupt_callback = interrupt.callback
+        var options = path.hasPrefix("/") ? nil : Self.streamOptions()
+        // On failure FFmpeg frees the context it was given.
+        let opened = avformat_open_input(&format, path, nil, &options)
+        av_dict_free(&options)
         guard opened >= 0, let openedFormat = format else {
             let unreadable = [TONEARM_AVERROR_ENOENT, TONEARM_AVERROR_EACCES, TONEARM_AVERROR_EISDIR].contains(opened)
             throw DecoderError(unreadable ? .unreadable : .open, path: path, code: opened)
@@ -53,6 +59,30 @@ struct DecoderInput {
         if status < 0 { throw DecoderError(.noAudio, path: path, code: status) }
         complete = true
         return DecoderInput(format: openedFormat, stream: stream, codec: openedCodec)
+    }
+
+    /// How long a stream may keep the decoder waiting for a connection or for data before it
+    /// fails, in microseconds: MPD's curl input gives up after 10 s too (its connect timeout,
+    /// and its low-speed limit of 10 s without data).
+    static let streamTimeout = 10_000_000
+
+    /// FFmpeg's options for a stream's input. Only the network protocols: an HLS playlist or
+    /// a redirect from a remote server must not make the decoder read local files. A
+    /// connection that drops is taken up again where it broke off (a live stream from its
+    /// present), giving up after a few seconds of tries.
+    static func streamOptions() -> OpaquePointer? {
+        var options: OpaquePointer?
+        let settings = [
+            ("protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy"),
+            ("timeout", String(streamTimeout)),
+            ("reconnect", "1"),
+            ("reconnect_streamed", "1"),
+            ("reconnect_delay_max", "4"),
+            ("icy", "1"),
+            ("user_agent", "Tonearm"),
+        ]
+        for (key, value) in settings { av_dict_set(&options, key, value, 0) }
+        return options
     }
 
     /// Frees the codec and closes the container.

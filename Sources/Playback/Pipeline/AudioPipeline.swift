@@ -1,10 +1,11 @@
+package import MusicModel
 package import Settings
 
 /// A song as the pipeline plays it: where its file is and which part of it plays.
 package struct PipelineTrack: Sendable, Equatable {
     /// Identifies the track to the player (the queue entry's id).
     package var token: Int
-    /// The absolute path of the file.
+    /// The absolute path of the file, or the URL of a stream.
     package var path: String
     /// The song's URI as clients know it (relative to the music directory), which MPD's
     /// `Failed to decode` message names; `nil` when only the path is known.
@@ -17,6 +18,9 @@ package struct PipelineTrack: Sendable, Equatable {
     package var duration: Double?
     /// The song's audio format as `status` prints it (`44100:16:2`), when known.
     package var audioFormat: String?
+
+    /// Whether the track is a remote stream: its path is a URL, not an absolute path.
+    package var isStream: Bool { !path.hasPrefix("/") }
 
     /// Creates a track.
     package init(
@@ -38,6 +42,9 @@ package struct PipelineTrack: Sendable, Equatable {
 package enum PipelineEvent: Sendable, Equatable {
     /// The queued track took over at the end of the previous one (gapless).
     case started(PipelineTrack)
+    /// The stream the track `token` plays said what it is: at its start, and at each change
+    /// of its live title.
+    case streamDescribed(token: Int, StreamDescription)
     /// The pipeline paused at the border into the queued track, as ``AudioPipeline/setBorderPause(_:)`` asked.
     case borderPause
     /// Playback ran out: the track ended and nothing was queued.
@@ -127,4 +134,22 @@ extension AudioPipeline {
     package func setSoftwareVolume(_ level: Int) { setVolume(level) }
     /// No hardware mixer to watch.
     package func setMixerHandler(_ handler: @escaping @Sendable (Int) -> Void) {}
+}
+
+/// What a stream says about itself, which no database knows: its tags (a station's name, the
+/// title on air, a remote file's own tags), and what `status` shows of what plays.
+package struct StreamDescription: Sendable, Equatable {
+    /// The tags, as clients see them.
+    package var tags: [TagValue]
+    /// The length, for a remote file; `nil` for a live stream.
+    package var duration: Double?
+    /// The decoded format (`44100:16:2`), as `status` `audio` shows it.
+    package var audioFormat: String
+
+    /// Creates a description.
+    package init(tags: [TagValue], duration: Double?, audioFormat: String) {
+        self.tags = tags
+        self.duration = duration
+        self.audioFormat = audioFormat
+    }
 }

@@ -24,8 +24,8 @@ extension DecodingPipeline: OutputPipeline {
             outputs: devices.outputs, attached: attached, bufferBytes: configuration.audioBufferSize,
             replayGain: ReplayGainSettings(configuration: configuration),
             configuredFormat: configuration.audioOutputFormat, log: log
-        ) { track in
-            try AudioDecoder(path: track.path)
+        ) { track, interrupt in
+            try AudioDecoder(path: track.path, interrupt: interrupt)
         }
     }
 

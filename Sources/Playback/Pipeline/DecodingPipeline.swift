@@ -67,10 +67,26 @@ package final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         events.start()
     }
 
+    /// Creates a pipeline whose sources need no interrupt (tests' generated sources).
+    convenience init(
+        outputs: [PipelineOutput],
+        attached: Bool = true,
+        bufferBytes: Int,
+        replayGain: ReplayGainSettings = ReplayGainSettings(),
+        configuredFormat: String? = nil,
+        log: (@Sendable (PipelineLogEntry) -> Void)? = nil,
+        openSource: @escaping (PipelineTrack) throws -> any PCMSource
+    ) {
+        self.init(
+            outputs: outputs, attached: attached, bufferBytes: bufferBytes, replayGain: replayGain,
+            configuredFormat: configuredFormat, log: log, openSource: { track, _ in try openSource(track) })
+    }
+
     /// Stops every thread: a deleted partition's pipeline (`delpartition`), and tests.
     package func shutDown() {
         transport.withLock {
             transport.isShutDown = true
+            transport.interrupts.advance()
             transport.broadcast()
         }
         events.shutDown()
@@ -85,6 +101,7 @@ package final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     package func play(_ track: PipelineTrack, from offset: Double, paused: Bool) -> UInt64 {
         transport.withLock {
             transport.generation &+= 1
+            transport.interrupts.advance()
             let generation = transport.generation
             transport.buffer.dropAll()
             transport.decoder.play(track, offset: offset)
@@ -132,6 +149,7 @@ package final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     package func stop() {
         transport.withLock {
             transport.generation &+= 1
+            transport.interrupts.advance()
             let generation = transport.generation
             transport.buffer.dropAll()
             transport.decoder.stop()

@@ -1,3 +1,5 @@
+import MusicModel
+
 /// A decoded song as the decoder thread reads it (``AudioDecoder`` is one).
 protocol PCMSource: AnyObject {
     /// The song's own sample layout.
@@ -14,6 +16,8 @@ protocol PCMSource: AnyObject {
     var mixRamp: MixRampInfo { get }
     /// Moves to `seconds`.
     func seek(to seconds: Double) throws
+    /// A stream's tags once after each change (see ``AudioDecoder/takeStreamTags()``).
+    func takeStreamTags() -> [TagValue]?
     /// Fills `buffer` with whole frames of `format`; 0 at the end.
     func read(into buffer: UnsafeMutableRawBufferPointer, format: PCMFormat) throws -> Int
 }
@@ -23,6 +27,8 @@ extension PCMSource {
     var duration: Double? { nil }
     /// No MixRamp tags, unless the source has them.
     var mixRamp: MixRampInfo { MixRampInfo() }
+    /// Not a stream, unless the source is one.
+    func takeStreamTags() -> [TagValue]? { nil }
 }
 
 extension AudioDecoder: PCMSource {}

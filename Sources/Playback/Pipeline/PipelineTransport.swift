@@ -23,6 +23,9 @@ final class PipelineTransport: @unchecked Sendable {
     var generation: UInt64 = 0
     /// The pipeline shuts down: every thread ends.
     var isShutDown = false
+    /// Advanced with the generation (and at shutdown), without the lock: it ends the
+    /// decoder's wait for a stream that is slow to connect or to send.
+    let interrupts = InterruptEpoch()
     /// The outputs hold still (`pause`, a border pause, no output left).
     var paused = false
     /// Whether to pause when the next song takes over (single mode).

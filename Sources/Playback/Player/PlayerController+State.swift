@@ -29,7 +29,9 @@ extension PlayerController {
         }
         var saved = state
         saved.entries = queue.entries.map { entry in
-            SavedPlayerState.Entry(uri: entry.song.uri, priority: entry.priority, range: entry.range)
+            SavedPlayerState.Entry(
+                uri: entry.song.uri, priority: entry.priority, range: entry.range,
+                tags: entry.song.isStream ? entry.song.tags : [])
         }
         return saved
     }

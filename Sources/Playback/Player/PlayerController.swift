@@ -128,6 +128,10 @@ package final class PlayerController: Sendable {
                     status.duration = entry.playedDuration
                     status.bitrate = pipelineStatus.bitrate
                     status.audioFormat = entry.song.audioFormat
+                    if let stream = core.currentStream, stream.token == entry.id {
+                        status.duration = entry.range.length(of: stream.description.duration)
+                        status.audioFormat = stream.description.audioFormat
+                    }
                 }
             }
             if let next = core.nextPosition { status.next = (next, core.queue.id(at: next)) }
@@ -316,6 +320,18 @@ package final class PlayerController: Sendable {
             for id in ids { try core.setPriority(priority, id: id) }
         }
     }
+    /// `addtagid ID TAG VALUE`: adds a tag value to a queued stream.
+    package func addTag(id: Int, _ type: TagType, _ value: String) throws(QueueError) {
+        try change { core throws(QueueError) in try core.editTags(id: id) { $0.append(TagValue(type, value)) } }
+    }
+
+    /// `cleartagid ID [TAG]`: removes a queued stream's values of one tag, or all its tags.
+    package func clearTags(id: Int, _ type: TagType?) throws(QueueError) {
+        try change { core throws(QueueError) in
+            try core.editTags(id: id) { tags in tags.removeAll { type == nil || $0.type == type } }
+        }
+    }
+
     /// `rangeid ID START:END`.
     package func setRange(id: Int, _ range: SongTimeRange) throws(QueueError) {
         try change { core throws(QueueError) in try core.setRange(id: id, range) }

@@ -37,6 +37,11 @@ struct PlayerCore: Sendable {
     /// The software volume, or `nil` when no output has a mixer.
     var volume: Int?
     var lastLoadedPlaylist = ""
+    /// What the decoder read from the next song, a stream, applied when it starts.
+    var pendingStream: (token: Int, description: StreamDescription)?
+    /// What the current song, a stream, said about itself: `status` shows its duration and
+    /// format, which no database has.
+    var currentStream: (token: Int, description: StreamDescription)?
 
     /// Idle events raised by the running operation, sent once the lock is released.
     var events: IdleSubsystems = []
@@ -117,7 +122,8 @@ struct PlayerCore: Sendable {
     func track(atOrder index: Int) -> PipelineTrack {
         let entry = queue.entry(atOrder: index)
         return PipelineTrack(
-            token: entry.id, path: path(entry.song.uri), uri: entry.song.uri, start: entry.range.start,
+            token: entry.id, path: entry.song.isStream ? entry.song.uri : path(entry.song.uri), uri: entry.song.uri,
+            start: entry.range.start,
             end: entry.range.end,
             duration: entry.song.duration, audioFormat: entry.song.audioFormat)
     }
@@ -134,6 +140,8 @@ struct PlayerCore: Sendable {
         outputsFailed = false
         queued = nil
         current = index
+        currentStream = nil
+        pendingStream = nil
         beginListening(atOrder: index)
         generation = pipeline.play(
             track(atOrder: index), from: offset ?? queue.entry(atOrder: index).range.start, paused: paused)
@@ -366,7 +374,13 @@ struct PlayerCore: Sendable {
             }
             events.insert(.player)
             songStarted()
+            if let pending = pendingStream, pending.token == track.token {
+                pendingStream = nil
+                streamDescribed(token: pending.token, pending.description)
+            }
             updateQueuedSong(previous: nil)
+        case .streamDescribed(let token, let description):
+            streamDescribed(token: token, description)
         case .borderPause:
             events.insert(.player)
             if queue.single == .oneshot {

@@ -16,4 +16,7 @@ package enum QueueError: Error, Sendable, Equatable {
     case cannotEditCurrentSong
     /// A range starts after the end of its song, whose duration is known.
     case startPastSongEnd
+    /// `addtagid` or `cleartagid` on a file: only a stream's tags may be edited, since a
+    /// file's come from the file.
+    case localFileTags
 }

@@ -12,12 +12,15 @@ package struct SavedPlayerState: Sendable, Equatable {
         package var priority: UInt8 = 0
         /// The part of the song that plays, set with `rangeid`.
         package var range: SongTimeRange
+        /// A stream's tags (what it said last, or `addtagid` set): no database has them.
+        package var tags: [TagValue]
 
         /// Creates an entry.
-        package init(uri: String, priority: UInt8 = 0, range: SongTimeRange = .whole) {
+        package init(uri: String, priority: UInt8 = 0, range: SongTimeRange = .whole, tags: [TagValue] = []) {
             self.uri = uri
             self.priority = priority
             self.range = range
+            self.tags = tags
         }
     }
 

@@ -31,10 +31,15 @@ package enum StateFile {
         lines.append("playlist_begin")
         for (position, entry) in state.entries.enumerated() {
             if entry.priority != 0 { lines.append("Prio: \(entry.priority)") }
-            if !entry.range.isWhole {
+            if !entry.range.isWhole || !entry.tags.isEmpty {
+                // MPD's `song_save`, which it writes for every song outside its database.
                 lines.append("song_begin: \(entry.uri)")
-                let start = Int((entry.range.start * 1000).rounded())
-                lines.append("Range: \(start)-" + (entry.range.end.map { String(Int(($0 * 1000).rounded())) } ?? ""))
+                if !entry.range.isWhole {
+                    let start = Int((entry.range.start * 1000).rounded())
+                    lines.append(
+                        "Range: \(start)-" + (entry.range.end.map { String(Int(($0 * 1000).rounded())) } ?? ""))
+                }
+                for tag in entry.tags { lines.append("\(tag.type.name): \(Self.oneLine(tag.value))") }
                 lines.append("song_end")
             } else {
                 lines.append("\(position):\(entry.uri)")
@@ -61,8 +66,18 @@ package enum StateFile {
                     } else if let uri = value(line, "song_begin") {
                         var entry = SavedPlayerState.Entry(uri: uri, priority: priority)
                         while let raw = lines.next(), raw != "song_end" {
-                            if let range = value(String(raw), "Range") { entry.range = parseRange(range) ?? .whole }
+                            let line = String(raw)
+                            if let range = value(line, "Range") {
+                                entry.range = parseRange(range) ?? .whole
+                            } else if let colon = line.firstIndex(of: ":"),
+                                let type = TagType(name: String(line[..<colon]))
+                            {
+                                let text = line[line.index(after: colon)...].drop { $0 == " " }
+                                entry.tags.append(TagValue(type, String(text)))
+                            }
                         }
+                        // A file's tags come from the database; only a stream keeps these.
+                        if !RemoteStream.hasScheme(uri) { entry.tags = [] }
                         state.entries.append(entry)
                         priority = 0
                     } else if let colon = line.firstIndex(of: ":"), Int(line[..<colon]) != nil {
@@ -103,6 +118,12 @@ package enum StateFile {
             }
         }
         return state
+    }
+
+    /// A tag value on one line: a stream's title could hold a line break, which would end
+    /// the value early and make the rest a line of its own.
+    private static func oneLine(_ value: String) -> String {
+        value.contains(where: \.isNewline) ? String(value.map { $0.isNewline ? " " : $0 }) : value
     }
 
     /// Writes `state` (the default partition alone) to `path` atomically.

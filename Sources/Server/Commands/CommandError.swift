@@ -40,6 +40,7 @@ enum CommandError {
         case .tooLarge: MPDError(.playlistMax, "Playlist is too large")
         case .cannotEditCurrentSong: MPDError(.permission, "Cannot edit the current song")
         case .startPastSongEnd: MPDError(.argument, "Invalid start offset")
+        case .localFileTags: MPDError(.permission, "Cannot edit tags of local file")
         }
     }
 

@@ -1,4 +1,5 @@
 import MPDProtocol
+import MusicModel
 
 /// MPD's checks on URIs that name something in the music directory (`LocateUri`,
 /// `uri_safe_local`).
@@ -22,7 +23,8 @@ enum LibraryURI {
     /// - Returns: the URI, or nil when it names nothing: the caller answers its "not found".
     /// - Throws: ACK 4 `Access denied` for an absolute path or `file://` URI (MPD allows those
     ///   to local clients only; Tonearm to none), ACK 2 `Malformed file:// URI` for a relative
-    ///   one, ACK 2 `Unsupported URI scheme` for another URL (Tonearm reads no streams).
+    ///   one, ACK 2 `Unsupported URI scheme` for a URL (``stream(_:)`` takes the ones
+    ///   that play).
     static func local(_ uri: String, allowEmpty: Bool) throws(MPDError) -> String? {
         if allowEmpty && uri.isEmpty { return "" }
         try refuseNonRelative(uri)
@@ -48,6 +50,17 @@ enum LibraryURI {
         return (segments.joined(separator: "/"), uri.hasSuffix("/"))
     }
 
+    /// The stream URL `uri` names, for `add`, `addid` and `playlistadd`: MPD's `LocateUri` for
+    /// an absolute URI of an input plugin.
+    /// - Returns: `uri` when it is a URL of a scheme the decoder plays; `nil` when it is no URL
+    ///   (or a `file://` one, which ``local(_:allowEmpty:)`` answers).
+    /// - Throws: ACK 2 `Unsupported URI scheme` for a URL of another scheme.
+    static func stream(_ uri: String) throws(MPDError) -> String? {
+        guard RemoteStream.hasScheme(uri), !hasFilePrefix(uri), uri.utf8.first != UInt8(ascii: "/") else { return nil }
+        guard RemoteStream.isSupported(uri) else { throw MPDError(.argument, "Unsupported URI scheme") }
+        return uri
+    }
+
     /// Refuses what is not a relative URI: absolute paths, `file://` URIs and other URLs.
     ///
     /// Every `add`, `addid` and lookup of a song by its URI passes here, so it reads the bytes:
@@ -61,7 +74,7 @@ enum LibraryURI {
             throw MPDError(.permission, "Access denied")
         }
         if uri.utf8.first == UInt8(ascii: "/") { throw MPDError(.permission, "Access denied") }
-        if hasSchemeSeparator(uri) { throw MPDError(.argument, "Unsupported URI scheme") }
+        if RemoteStream.hasScheme(uri) { throw MPDError(.argument, "Unsupported URI scheme") }
     }
 
     /// Whether `uri` starts with `file://`, the letters in any case.
@@ -73,19 +86,5 @@ enum LibraryURI {
             if lowered != expected { return false }
         }
         return true
-    }
-
-    /// Whether `uri` holds `://` anywhere.
-    private static func hasSchemeSeparator(_ uri: String) -> Bool {
-        var matched = 0
-        for byte in uri.utf8 {
-            switch (matched, byte) {
-            case (_, UInt8(ascii: ":")): matched = 1
-            case (1, UInt8(ascii: "/")): matched = 2
-            case (2, UInt8(ascii: "/")): return true
-            default: matched = 0
-            }
-        }
-        return false
     }
 }

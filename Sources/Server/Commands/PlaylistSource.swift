@@ -1,6 +1,7 @@
 import MPDProtocol
 import MediaLibrary
 import MusicModel
+import Playback
 import PlaylistFormats
 import Settings
 
@@ -12,7 +13,7 @@ struct PlaylistSource {
     struct Entry {
         /// The song's URI, or the entry as translated when it is not a database song.
         var uri: String
-        /// The database song, if the entry names one.
+        /// The database song, if the entry names one, or a stream the decoder plays.
         var song: Song?
     }
 
@@ -52,6 +53,10 @@ struct PlaylistSource {
             let uris = try await server.smartPlaylists.songURIs(smart.definition)
             return PlaylistSource(entries: uris, base: "", library: library, resolver: resolver)
         }
+        if RemoteStream.isSupported(argument) {
+            return PlaylistSource(
+                entries: try await remoteEntries(argument), base: "", library: library, resolver: resolver)
+        }
         if !argument.contains("://") {
             if StoredPlaylists.isValidName(argument), let entries = try server.storedPlaylists.entries(of: argument) {
                 return PlaylistSource(entries: entries, base: "", library: library, resolver: resolver)
@@ -66,12 +71,40 @@ struct PlaylistSource {
         throw LibraryError.noSuchPlaylist(argument)
     }
 
+    /// The streams a remote playlist lists, as absolute URLs: its format from the server's
+    /// `Content-Type`, else from the URL's suffix; entries relative to the playlist's URL.
+    /// Paths and `file://` URIs are left out: a server must not make Tonearm read local files.
+    /// - Throws: ``LibraryError/noSuchPlaylist(_:)`` when it cannot be read or is no playlist
+    ///   (MPD's answer when no playlist plugin takes it); ``LibraryError/playlistTooLarge``
+    ///   when it is larger than ``RemoteDocument/sizeLimit``.
+    static func remoteEntries(_ url: String) async throws -> [String] {
+        let document: RemoteDocument
+        do throws(RemoteDocument.Failure) {
+            document = try await RemoteDocument.fetch(url)
+        } catch .tooLarge {
+            throw LibraryError.playlistTooLarge
+        } catch {
+            throw LibraryError.noSuchPlaylist(url)
+        }
+        let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        guard let format = document.mimeType.flatMap(PlaylistFormat.init(mimeType:)) ?? PlaylistFormat(suffixOf: path)
+        else {
+            throw LibraryError.noSuchPlaylist(url)
+        }
+        let folder = path[..<(path.lastIndex(of: "/") ?? path.endIndex)]
+        return format.entries(of: String(decoding: document.bytes, as: UTF8.self)).compactMap { entry in
+            if RemoteStream.hasScheme(entry) { return RemoteStream.isSupported(entry) ? entry : nil }
+            return entry.hasPrefix("/") ? nil : folder + "/" + entry
+        }
+    }
+
     /// The entries at `indices`, translated and looked up in the database with one query per
     /// few hundred entries.
     func resolve(_ indices: some Sequence<Int>) async throws -> [Entry] {
         let targets = indices.map { resolver.resolve(entries[$0], base: base) }
         let songs = try await library?.songs(atURIs: targets.filter(\.isLibraryURI).map(\.uri)) ?? [:]
         return targets.map { target in
+            if RemoteStream.isSupported(target.uri) { return Entry(uri: target.uri, song: Song(streamURL: target.uri)) }
             let song = target.isLibraryURI ? songs[target.uri] : nil
             return Entry(uri: song?.uri ?? target.uri, song: song)
         }

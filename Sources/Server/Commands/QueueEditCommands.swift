@@ -11,10 +11,10 @@ enum QueueEditCommands {
         CommandDefinition("addid", permission: .add, arguments: .between(1, 2), handler: addID),
         CommandDefinition("addtagid", permission: .add, arguments: .exactly(3)) { invocation in
             let id = Int(try Arguments.unsigned(invocation.arguments[0]))
-            guard TagType(name: invocation.arguments[1]) != nil else {
+            guard let type = TagType(name: invocation.arguments[1]) else {
                 throw MPDError(.argument, "Unknown tag type: \(invocation.arguments[1])")
             }
-            try denyTagEdit(invocation.player, id: id)
+            try invocation.player.addTag(id: id, type, invocation.arguments[2])
             return .ok
         },
         CommandDefinition("clear", permission: .player, arguments: .exactly(0)) { invocation in
@@ -23,10 +23,14 @@ enum QueueEditCommands {
         },
         CommandDefinition("cleartagid", permission: .add, arguments: .between(1, 2)) { invocation in
             let id = Int(try Arguments.unsigned(invocation.arguments[0]))
-            if invocation.arguments.count == 2, TagType(name: invocation.arguments[1]) == nil {
-                throw MPDError(.argument, "Unknown tag type: \(invocation.arguments[1])")
+            var type: TagType?
+            if invocation.arguments.count == 2 {
+                guard let named = TagType(name: invocation.arguments[1]) else {
+                    throw MPDError(.argument, "Unknown tag type: \(invocation.arguments[1])")
+                }
+                type = named
             }
-            try denyTagEdit(invocation.player, id: id)
+            try invocation.player.clearTags(id: id, type)
             return .ok
         },
         CommandDefinition("delete", permission: .player, arguments: .exactly(1)) { invocation in
@@ -76,12 +80,17 @@ enum QueueEditCommands {
         },
     ]
 
-    /// `add URI [POSITION]`: a song, or a directory's songs in database order (`/` or the
-    /// empty URI: the whole database), as one change.
+    /// `add URI [POSITION]`: a song, a stream URL, or a directory's songs in database order (`/`
+    /// or the empty URI: the whole database), as one change.
     static func add(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         let player = invocation.player
         let position = try invocation.arguments.count > 1 ? insertPosition(invocation.arguments[1], player) : nil
         let argument = invocation.arguments[0]
+        if let url = try LibraryURI.stream(argument) {
+            // A stream is queued as it is, without connecting, as MPD queues it.
+            try player.add([Song(streamURL: url)], at: position)
+            return .ok
+        }
         let library = try invocation.server.requireLibrary()
         let uri: String
         if argument == "/" {
@@ -105,13 +114,18 @@ enum QueueEditCommands {
         return .ok
     }
 
-    /// `addid URI [POSITION]`: one song; answers its queue id.
+    /// `addid URI [POSITION]`: one song or stream URL; answers its queue id.
     static func addID(_ invocation: inout CommandInvocation) throws -> CommandOutcome {
         let player = invocation.player
         // MPD reads POSITION before it looks at the URI, so a bad position is named first. It is
         // read again for the add: other sessions may change the queue during the lookup.
         if invocation.arguments.count > 1 { _ = try insertPosition(invocation.arguments[1], player) }
         let argument = invocation.arguments[0]
+        if let url = try LibraryURI.stream(argument) {
+            let position = try invocation.arguments.count > 1 ? insertPosition(invocation.arguments[1], player) : nil
+            invocation.response.append("Id", try player.add([Song(streamURL: url)], at: position)[0])
+            return .ok
+        }
         let library = try invocation.server.requireLibrary()
         let uri: String
         if let path = fileArgument(argument) {
@@ -247,11 +261,5 @@ enum QueueEditCommands {
         let to = end.flatMap { $0 == 0 ? nil : $0 }
         if let to, to <= from { return nil }
         return SongTimeRange(start: from, end: to)
-    }
-
-    /// Songs from the database are local files, whose tags only the file may change.
-    private static func denyTagEdit(_ player: PlayerController, id: Int) throws(MPDError) {
-        guard player.position(ofID: id) != nil else { throw MPDError(.noExist, "No such song") }
-        throw MPDError(.permission, "Cannot edit tags of local file")
     }
 }

@@ -1,4 +1,5 @@
 import MPDProtocol
+import MusicModel
 import Playback
 import Settings
 
@@ -41,9 +42,11 @@ enum ReflectionCommands {
         return .ok
     }
 
-    /// `urlhandlers`: the URI schemes `add` accepts. Only local clients may use `file://`.
+    /// `urlhandlers`: the URI schemes `add` accepts: `file://` for local clients only, then
+    /// the streams' schemes.
     static func urlHandlers(_ invocation: inout CommandInvocation) -> CommandOutcome {
         if invocation.session.isLocal { invocation.response.append("handler", "file://") }
+        for scheme in RemoteStream.schemes { invocation.response.append("handler", scheme) }
         return .ok
     }
 

@@ -130,10 +130,10 @@ enum StoredPlaylistCommands {
 
     // MARK: The queue
 
-    /// `load NAME [START:END] [POSITION]`: the database songs of a playlist (or of the range
-    /// of its entries) into the queue as one change, at POSITION if given (absolute or relative
-    /// to the current song; MPD wants the range then, `0:` for all). Entries that are not
-    /// database songs are skipped, as MPD skips songs it cannot load. Sets `lastloadedplaylist`.
+    /// `load NAME [START:END] [POSITION]`: the database songs and streams of a playlist (or of
+    /// the range of its entries) into the queue as one change, at POSITION if given (absolute
+    /// or relative to the current song; MPD wants the range then, `0:` for all). Other entries
+    /// are skipped, as MPD skips songs it cannot load. Sets `lastloadedplaylist`.
     static func load(_ invocation: inout CommandInvocation) async throws -> CommandOutcome {
         let argument = invocation.arguments[0]
         try PlaylistSource.locate(argument)
@@ -187,7 +187,8 @@ enum StoredPlaylistCommands {
         // The position is checked against the playlist before the URI is looked at.
         let current = try store.editableCount(of: playlist) ?? 0
         guard position <= current else { throw MPDError(.argument, "Bad position") }
-        let uris = try await songURIs(uri, invocation)
+        // With a position, MPD stores any URL as it is, without asking whether it plays.
+        let uris = RemoteStream.hasScheme(uri) && !uri.hasPrefix("/") ? [uri] : try await songURIs(uri, invocation)
         try await store.edit(playlist, createIfMissing: true) { entries throws(LibraryError) in
             try StoredPlaylists.insert(uris, at: position, into: &entries, maximumLength: store.maximumLength)
             return !uris.isEmpty
@@ -195,13 +196,14 @@ enum StoredPlaylistCommands {
         return .ok
     }
 
-    /// The URIs `playlistadd` adds for its URI argument: a `file://` URI of a database song, or
-    /// the songs at or below a library URI (`No such directory` when it names nothing).
+    /// The URIs `playlistadd` adds for its URI argument: a stream URL, a `file://` URI of a
+    /// database song, or the songs at or below a library URI (`No such directory` when it
+    /// names nothing).
     static func songURIs(_ uri: String, _ invocation: CommandInvocation) async throws -> [String] {
+        if let url = try LibraryURI.stream(uri) { return [url] }
         let library = try invocation.server.requireLibrary()
         if uri.contains("://") {
             guard uri.utf8.count >= 7, uri.prefix(7).lowercased() == "file://" else {
-                // MPD stores any URL its input plugins can play; Tonearm plays local files only.
                 throw MPDError(.argument, "Unsupported URI scheme")
             }
             let path = String(uri.dropFirst(7))

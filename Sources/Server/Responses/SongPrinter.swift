@@ -19,8 +19,11 @@ enum SongPrinter {
         if !range.isWhole {
             response.append("Range", threeDecimals(range.start) + "-" + (range.end.map(threeDecimals) ?? ""))
         }
-        appendTimestamp("Last-Modified", song.lastModified, to: &response)
-        appendTimestamp("Added", song.added, to: &response)
+        // A stream was never scanned: MPD prints no times for it.
+        if song.lastModified != 0 || !song.isStream {
+            appendTimestamp("Last-Modified", song.lastModified, to: &response)
+            appendTimestamp("Added", song.added, to: &response)
+        }
         if let format = song.audioFormat { response.append("Format", format) }
         for tag in song.tags where tags.contains(tag.type) {
             response.append(tag.type.name, tag.value)

@@ -148,7 +148,7 @@ extension DecoderThread {
         let refused = CrossfadeState.Phase.refused(token: upcoming.token, settings: settings)
         let opened: any PCMSource
         do {
-            opened = try openSource(upcoming)
+            opened = try openSource(upcoming, DecoderInterrupt(transport.interrupts))
             if upcoming.start > 0 { try opened.seek(to: upcoming.start) }
         } catch {
             return refused  // it fails again, and is reported, when the decoder gets there
@@ -264,7 +264,7 @@ extension DecoderThread {
                 factor: factor, to: UnsafeMutableRawBufferPointer(rebasing: space[0..<length]), sample: format.sample)
             return length
         } catch {
-            events.post(.log(.error("\(error)")), generation: generation)
+            logFailure(error, generation: generation)
             return 0
         }
     }

@@ -17,7 +17,7 @@ final class DecoderThread: @unchecked Sendable {
     // Only the thread started by `start()` touches the mutable properties; the shared state it
     // reads is behind the transport's lock and the `Locked` settings.
     /// Opens a song.
-    typealias SourceOpener = (PipelineTrack) throws -> any PCMSource
+    typealias SourceOpener = (PipelineTrack, DecoderInterrupt) throws -> any PCMSource
 
     /// The shared hand-off with the outputs.
     let transport: PipelineTransport
@@ -116,13 +116,13 @@ final class DecoderThread: @unchecked Sendable {
             fade.dither = PCMDither()
         }
         do {
-            let opened = try openSource(wanted)
+            let opened = try openSource(wanted, DecoderInterrupt(transport.interrupts))
             if offset > 0 { try opened.seek(to: offset) }
             source = opened
             track = wanted
             sessionFormat = nil
         } catch {
-            events.post(.log(.error("\(error)")), generation: generation)
+            logFailure(error, generation: generation)
             events.post(.failed(Self.message(error, track: wanted)), generation: generation)
         }
     }
@@ -130,13 +130,13 @@ final class DecoderThread: @unchecked Sendable {
     private func resume(_ wanted: PipelineTrack, offset: Double, generation: UInt64) {
         fade.reset()
         do {
-            let opened = try openSource(wanted)
+            let opened = try openSource(wanted, DecoderInterrupt(transport.interrupts))
             try opened.seek(to: offset)
             source = opened
             track = wanted
         } catch {
             // The outgoing song cannot be taken up again: go on as at its end.
-            events.post(.log(.error("\(error)")), generation: generation)
+            logFailure(error, generation: generation)
             source = nil
             transport.withLock { if generation == transport.generation { transport.decoder.outgoingLost() } }
         }
@@ -145,7 +145,7 @@ final class DecoderThread: @unchecked Sendable {
     private func openNext(_ wanted: PipelineTrack, generation: UInt64) {
         fade.reset()  // a song opened ahead for a fade that did not happen
         do {
-            let opened = try openSource(wanted)
+            let opened = try openSource(wanted, DecoderInterrupt(transport.interrupts))
             if wanted.start > 0 { try opened.seek(to: wanted.start) }
             transport.withLock {
                 guard generation == transport.generation else { return }
@@ -154,7 +154,7 @@ final class DecoderThread: @unchecked Sendable {
             source = opened
             track = wanted
         } catch {
-            events.post(.log(.error("\(error)")), generation: generation)
+            logFailure(error, generation: generation)
             // The song after this one cannot play: end the stream here; the player then tries
             // it, sees the error and goes on.
             transport.withLock { if generation == transport.generation { transport.decoder.nextFailed() } }
@@ -208,8 +208,13 @@ final class DecoderThread: @unchecked Sendable {
                     to: UnsafeMutableRawBufferPointer(rebasing: space[0..<length]), sample: format.sample)
             } catch {
                 failed = Self.message(error, track: playing)
-                events.post(.log(.error("\(error)")), generation: generation)
+                logFailure(error, generation: generation)
             }
+        }
+        if let tags = current.takeStreamTags() {
+            let description = StreamDescription(
+                tags: tags, duration: current.duration, audioFormat: current.sourceFormat.description)
+            events.post(.streamDescribed(token: playing.token, description), generation: generation)
         }
         transport.withLock {
             transport.decoder.lastFormat = format
@@ -242,6 +247,12 @@ final class DecoderThread: @unchecked Sendable {
         if let error = error as? DecoderError { return error.message(uri: track.uri ?? track.path) }
         let text = "\(error)"
         return text.isEmpty ? "Failed to decode \(track.uri ?? track.path)" : text
+    }
+
+    /// Logs why a song failed, unless a control ended its wait (the song is no longer wanted).
+    func logFailure(_ error: any Error, generation: UInt64) {
+        guard !DecoderError.isInterruption(error) else { return }
+        events.post(.log(.error("\(error)")), generation: generation)
     }
 
     /// Posts an event of `generation` for the player.

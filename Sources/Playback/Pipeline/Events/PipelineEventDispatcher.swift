@@ -56,6 +56,7 @@ final class PipelineEventDispatcher: Sendable {
             case .finished: event = .finished
             case .failed(let message): event = .failed(message)
             case .outputsFailed(let message): event = .outputsFailed(message)
+            case .streamDescribed(let token, let description): event = .streamDescribed(token: token, description)
             }
             if let event, let handler = handler.value { handler(generation, event) }
         }

@@ -11,6 +11,7 @@ final class PipelineMailbox: @unchecked Sendable {
         case finished
         case failed(String)
         case outputsFailed(String)
+        case streamDescribed(token: Int, StreamDescription)
         /// A line for the server's log (a failure's full reason, an output that opened), not an
         /// event for the player.
         case log(PipelineLogEntry)

@@ -1,0 +1,89 @@
+import CFFmpeg
+import Dispatch
+import Foundation
+
+/// A small document read over the network with FFmpeg's HTTP input: a radio station's
+/// playlist (`load http://…/station.pls`). Bounded in size and in time, so a server that
+/// answers without end, or not at all, costs a failed command and nothing more.
+package struct RemoteDocument: Sendable {
+    /// The body.
+    package var bytes: [UInt8]
+    /// The `Content-Type` the server gave, without parameters, lowercased.
+    package var mimeType: String?
+
+    /// Why a document could not be read.
+    package enum Failure: Error, Sendable, Equatable {
+        /// The server could not be reached or refused it; FFmpeg's reason.
+        case unreachable(String)
+        /// It is larger than the limit.
+        case tooLarge
+        /// It did not arrive whole before the deadline.
+        case timedOut
+    }
+
+    /// The most a playlist may weigh: 16,384 entries (MPD's default `max_playlist_length`) of
+    /// 512 bytes each.
+    package static let sizeLimit = 8 << 20
+    /// How long reading one may take, connection included.
+    package static let timeLimit: Duration = .seconds(15)
+
+    /// Reads `url` on a thread of Dispatch's, leaving the caller's free.
+    package static func fetch(_ url: String, sizeLimit: Int = sizeLimit, timeLimit: Duration = timeLimit)
+        async throws(Failure) -> RemoteDocument
+    {
+        let result: Result<RemoteDocument, Failure> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    returning: Result { () throws(Failure) in
+                        try read(url, sizeLimit: sizeLimit, deadline: .now + timeLimit)
+                    })
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads `url` on the calling thread, which it blocks until `deadline` at the latest.
+    static func read(_ url: String, sizeLimit: Int, deadline: ContinuousClock.Instant) throws(Failure)
+        -> RemoteDocument
+    {
+        let timer = DecoderInterrupt(deadline: deadline)
+        // FFmpeg's context points at the timer until it is closed, below.
+        defer { withExtendedLifetime(timer) {} }
+        var callback = timer.callback
+        var options = DecoderInput.streamOptions()
+        var context: UnsafeMutablePointer<AVIOContext>?
+        let opened = avio_open2(&context, url, AVIO_FLAG_READ, &callback, &options)
+        av_dict_free(&options)
+        guard opened >= 0, let context else {
+            if timer.isRaised { throw .timedOut }
+            throw .unreachable(DecoderError.text(of: opened))
+        }
+        defer {
+            var closing: UnsafeMutablePointer<AVIOContext>? = context
+            avio_closep(&closing)
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBufferPointer { avio_read(context, $0.baseAddress, Int32($0.count)) }
+            if count == TONEARM_AVERROR_EOF { break }
+            if count < 0 {
+                if timer.isRaised { throw .timedOut }
+                throw .unreachable(DecoderError.text(of: count))
+            }
+            if bytes.count + Int(count) > sizeLimit { throw .tooLarge }
+            bytes.append(contentsOf: chunk[0..<Int(count)])
+        }
+        return RemoteDocument(bytes: bytes, mimeType: mimeType(of: context))
+    }
+
+    /// The HTTP input's `mime_type`, without parameters (`audio/x-scpls; charset=…`).
+    private static func mimeType(of context: UnsafeMutablePointer<AVIOContext>) -> String? {
+        var value: UnsafeMutablePointer<UInt8>?
+        guard av_opt_get(context, "mime_type", AV_OPT_SEARCH_CHILDREN, &value) >= 0, let value else { return nil }
+        defer { av_free(value) }
+        let text = String(cString: value)
+        let type = text.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return type?.isEmpty == false ? type : nil
+    }
+}

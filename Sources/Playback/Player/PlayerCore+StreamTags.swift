@@ -1,0 +1,43 @@
+import MusicModel
+
+/// The tags of queued streams: what the stream itself says while it plays (a station's name,
+/// the title on air, a remote file's own tags), and what clients set with `addtagid` and
+/// `cleartagid`. A file's tags come from the database and never change here.
+extension PlayerCore {
+    /// `addtagid` and `cleartagid`: changes the tags of the stream with queue id `id`, as one
+    /// change of the queue (MPD's `playlist::AddSongIdTag`).
+    /// - Throws: ``QueueError/noSuchSong`` when no entry has the id,
+    ///   ``QueueError/localFileTags`` when it is a file.
+    mutating func editTags(id: Int, _ edit: (inout [TagValue]) -> Void) throws(QueueError) {
+        guard let position = queue.position(ofID: id) else { throw .noSuchSong }
+        var song = queue.song(at: position)
+        guard song.isStream else { throw .localFileTags }
+        edit(&song.tags)
+        queue.setSong(position: position, song)
+        modified()
+    }
+
+    /// The stream `token` plays said what it is. Its tags replace the queue entry's, as MPD's
+    /// player replaces a remote song's tag with each one the decoder sends: clients hear
+    /// `player` (the current song changed) and `playlist` (so did an entry of the queue). The
+    /// duration and format are kept for `status` only, as MPD's queue keeps no duration for
+    /// a stream.
+    ///
+    /// What the decoder read from the song after the current one (opened ahead, for a gapless
+    /// change) waits until that song starts.
+    mutating func streamDescribed(token: Int, _ description: StreamDescription) {
+        if let queued, queue.id(atOrder: queued) == token {
+            pendingStream = (token, description)
+            return
+        }
+        guard let current, queue.id(atOrder: current) == token else { return }
+        currentStream = (token, description)
+        let position = queue.position(atOrder: current)
+        var song = queue.song(at: position)
+        guard song.isStream, song.tags != description.tags else { return }
+        song.tags = description.tags
+        queue.setSong(position: position, song)
+        modified()
+        events.insert(.player)
+    }
+}
