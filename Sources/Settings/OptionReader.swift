@@ -138,6 +138,9 @@ struct OptionReader {
             output.format = block["format"]
             output.settings = Dictionary(block.parameters.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
             configuration.audioOutputs.append(output)
+        case "input" where block["plugin"] == "curl":
+            // MPD's input plugin for http and https: its options are FFmpeg's here.
+            configuration.streamInput = try StreamInputSettings(curlBlock: block)
         case "partition":
             guard let name = block["name"], !name.isEmpty else {
                 throw ConfigurationError(at: block.origin, "partition: missing \"name\"")
@@ -177,17 +180,17 @@ struct OptionReader {
         "samplerate_converter": "FFmpeg's libswresample converts sample rates",
         "mixramp_analyzer": "not supported",
         "inhibit_idle": "not supported",
-        "http_proxy_host": "streams are not supported",
-        "http_proxy_port": "streams are not supported",
-        "http_proxy_user": "streams are not supported",
-        "http_proxy_password": "streams are not supported",
+        "http_proxy_host": "deprecated in MPD too; use the curl input block's proxy",
+        "http_proxy_port": "deprecated in MPD too; use the curl input block's proxy_port",
+        "http_proxy_user": "deprecated in MPD too; use the curl input block's proxy_user",
+        "http_proxy_password": "deprecated in MPD too; use the curl input block's proxy_password",
     ]
 
     /// MPD blocks a real `mpd.conf` has that Tonearm does not use, and why.
     static let ignoredBlocks: [String: String] = [
         "decoder": "FFmpeg decodes every format",
-        "input": "only local files are played",
-        "input_cache": "only local files are played",
+        "input": "streams are read by FFmpeg; only the curl block's options apply",
+        "input_cache": "files are read as they play",
         "archive_plugin": "archives are not browsed",
         "playlist_plugin": "m3u, pls and cue are read without plugins",
         "resampler": "FFmpeg's libswresample converts sample rates",

@@ -86,6 +86,8 @@ package struct TonearmConfiguration: Sendable, Equatable {
     package var volumeNormalization = false
     /// `partition` blocks: the names of the partitions to create at start besides `default`.
     package var partitions: [String] = []
+    /// How streams are fetched (`input { plugin "curl" … }`).
+    package var streamInput = StreamInputSettings()
 
     // MARK: Library
 

@@ -263,9 +263,40 @@ struct ConfigurationLoaderTests {
         #expect(c.bindAddresses == [.host("localhost", port: nil)])
         #expect(c.audioOutputs.map(\.type) == ["alsa"])
         #expect(logFile(c) == "/var/log/mpd/mpd.log t.conf:4")
-        #expect(warnings.count == 6)
-        #expect(warnings.contains("t.conf:10: \"input\" block has no effect in Tonearm: only local files are played"))
+        // The curl block is read (streams are fetched with its options), so it warns no more.
+        #expect(warnings.count == 5)
+        #expect(!warnings.contains { $0.hasPrefix("t.conf:10:") })
+        #expect(c.streamInput == StreamInputSettings())
         #expect(warnings.last == "t.conf:22: unknown option \"some_future_option\" (ignored)")
+    }
+
+    @Test("the curl input block: certificates, a proxy; other input plugins have no effect")
+    func curlInput() throws {
+        #expect(TonearmConfiguration.defaults(environment: environment).streamInput.verifyPeer)
+        let (c, warnings) = try load(
+            """
+            input {
+                plugin "curl"
+                cacert "/etc/ssl/private-ca.pem"
+                verify_peer "no"
+                proxy "proxy.lan"
+                proxy_port "3128"
+                proxy_user "me"
+                proxy_password "secret"
+            }
+            input {
+                plugin "ffmpeg"
+            }
+            """)
+        #expect(!c.streamInput.verifyPeer)
+        #expect(c.streamInput.certificateAuthorities == "/etc/ssl/private-ca.pem")
+        #expect(c.streamInput.proxy == "http://me:secret@proxy.lan:3128")
+        #expect(
+            warnings == [
+                "t.conf:10: \"input\" block has no effect in Tonearm: streams are read by FFmpeg; only the curl block's options apply"
+            ])
+        #expect(error("input {\n plugin \"curl\"\n verify_peer \"maybe\"\n}") != nil)
+        #expect(try load("input {\n plugin \"curl\"\n proxy \"p\"\n}").0.streamInput.proxy == "http://p")
     }
 
     @Test("without a file the search path is tried, then the defaults apply")

@@ -1,5 +1,7 @@
 import CFFmpeg
+import Foundation
 package import MusicModel
+import Settings
 
 /// Decodes one file to interleaved PCM. Not thread-safe: one decoder thread owns it.
 ///
@@ -27,12 +29,17 @@ package final class AudioDecoder {
     /// follows variable bit rates as they play.
     package private(set) var bitrate = 0
 
-    private let input: DecoderInput
+    /// The opened input; a live stream's is replaced when its connection is made again.
+    private var input: DecoderInput
     /// Raised by the controls; FFmpeg's network calls for this input end early then. Kept
     /// here because the input's callback points at it.
     private let interrupt: DecoderInterrupt
     /// A stream's own tags and live title; `nil` for a file, whose tags the database has.
     private var streamMetadata: StreamMetadata?
+    /// How a stream is fetched.
+    private let network: StreamInputSettings
+    /// Connections of a live stream made again in a row, without a packet read in between.
+    private var reconnects = 0
     private let packet: UnsafeMutablePointer<AVPacket>
     private let frame: UnsafeMutablePointer<AVFrame>
     /// Samples per second of the source: the unit of every position below.
@@ -68,8 +75,10 @@ package final class AudioDecoder {
 
     /// Opens `path` (a file, or a stream's URL): its container, its best audio stream and a
     /// decoder for it. Opening and reading a stream end early once `interrupt` is raised.
-    init(path: String, interrupt: DecoderInterrupt) throws(DecoderError) {
-        let input = try DecoderInput.open(path: path, interrupt: interrupt)
+    init(path: String, interrupt: DecoderInterrupt, network: StreamInputSettings = StreamInputSettings())
+        throws(DecoderError)
+    {
+        let input = try DecoderInput.open(path: path, interrupt: interrupt, network: network)
         guard let packet = av_packet_alloc(), let frame = av_frame_alloc() else {
             input.close()
             throw DecoderError(.decode, path: path, code: TONEARM_AVERROR_ENOMEM)
@@ -77,6 +86,7 @@ package final class AudioDecoder {
         self.path = path
         self.input = input
         self.interrupt = interrupt
+        self.network = network
         streamMetadata = path.hasPrefix("/") ? nil : StreamMetadata(input)
         self.packet = packet
         self.frame = frame
@@ -317,6 +327,7 @@ package final class AudioDecoder {
     /// container, tells the decoder to drain.
     private func feedPacket() throws(DecoderError) {
         let status = av_read_frame(input.format, packet)
+        if status < 0, status != TONEARM_AVERROR_EXIT, try reconnectLiveStream(after: status) { return }
         if status < 0 {
             // A truncated file ends where its data ends; only a real I/O error fails the song.
             let atEnd = status == TONEARM_AVERROR_EOF || input.format.pointee.pb?.pointee.eof_reached != 0
@@ -328,12 +339,50 @@ package final class AudioDecoder {
             return
         }
         defer { av_packet_unref(packet) }
+        reconnects = 0
         streamMetadata?.poll(input)
         guard packet.pointee.stream_index == input.stream.pointee.index else { return }
         noteBitrate()
         let sent = avcodec_send_packet(input.codec, packet)
         if sent < 0, sent != TONEARM_AVERROR_EAGAIN { try skipDamaged(sent) }
     }
+
+    /// Tries to connect again to a live stream (a stream without a length) that ended or broke
+    /// off, for a dropped connection ends a station that is still on air; a few tries, a
+    /// second apart, each cut short by the interrupt. Decoding goes on from the new
+    /// connection's first packet, as long as it keeps the sample rate.
+    /// - Returns: whether it is connected again.
+    /// - Throws: the last try's error, so that `status` tells why the station went silent.
+    private func reconnectLiveStream(after status: Int32) throws(DecoderError) -> Bool {
+        guard streamMetadata != nil, duration == nil, reconnects < Self.reconnectLimit else { return false }
+        var failure = DecoderError(.decode, path: path, code: status)
+        while reconnects < Self.reconnectLimit {
+            reconnects += 1
+            if reconnects > 1 {
+                // A second between tries, in steps that let a control end the wait.
+                for _ in 0..<10 where !interrupt.isRaised { Thread.sleep(forTimeInterval: 0.1) }
+            }
+            if interrupt.isRaised { throw DecoderError(.interrupted, path: path, code: TONEARM_AVERROR_EXIT) }
+            do throws(DecoderError) {
+                let fresh = try DecoderInput.open(path: path, interrupt: interrupt, network: network)
+                guard Int(fresh.codec.pointee.sample_rate) == sourceRate else {
+                    fresh.close()
+                    throw DecoderError(.decode, path: path, reason: "the stream changed its sample rate")
+                }
+                input.close()
+                input = fresh
+                streamMetadata?.reconnected(fresh)
+                draining = false
+                return true
+            } catch {
+                failure = error
+            }
+        }
+        throw failure
+    }
+
+    /// Tries at connecting again to a live stream that broke off.
+    private static let reconnectLimit = 3
 
     /// A packet failed to decode; libavcodec has dropped it. Goes on unless the error means
     /// decoding cannot continue (out of memory, a bug, a broken external library) or every

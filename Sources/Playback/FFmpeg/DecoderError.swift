@@ -56,8 +56,8 @@ package struct DecoderError: Error, Sendable, Equatable, CustomStringConvertible
     /// message, the decoder's failure joined to the file input's with `; `, both with the
     /// file's path (MPD decodes a local file by its path); anything else is `Failed to decode
     /// <URI>` with the song's URI as the client knows it, as MPD's decoder thread reports a
-    /// plugin's failure, without FFmpeg's reason; a refused seek is MPD's `Decoder failed to
-    /// seek`.
+    /// plugin's failure, without FFmpeg's reason (with it for a stream); a refused seek is
+    /// MPD's `Decoder failed to seek`.
     package func message(uri: String) -> String {
         switch kind {
         case .unreadable:
@@ -66,7 +66,9 @@ package struct DecoderError: Error, Sendable, Equatable, CustomStringConvertible
             // MPD's player reports a decoder's refused seek this way, without the file.
             "Decoder failed to seek"
         default:
-            "Failed to decode \(uri)"
+            // A stream's reason is worth telling (a 404, a refused connection, a timeout), as
+            // MPD tells its curl input's; a file's is FFmpeg's inner detail.
+            path.hasPrefix("/") ? "Failed to decode \(uri)" : "Failed to decode \(uri); \(reason)"
         }
     }
 

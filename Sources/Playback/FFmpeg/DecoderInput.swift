@@ -1,4 +1,5 @@
 import CFFmpeg
+import Settings
 
 /// The FFmpeg objects behind one ``AudioDecoder``: the opened container, its best audio stream
 /// and an opened codec, plus what the decoder needs to know about them. Built in one place so
@@ -17,12 +18,23 @@ struct DecoderInput {
     /// Opens `path` (a file, or a stream's URL), finds its best audio stream (other streams,
     /// such as cover art, are discarded by the demuxer) and opens a decoder for it. Every
     /// blocking call returns early once `interrupt` is raised.
-    static func open(path: String, interrupt: DecoderInterrupt) throws(DecoderError) -> DecoderInput {
+    static func open(path: String, interrupt: DecoderInterrupt, network: StreamInputSettings) throws(DecoderError)
+        -> DecoderInput
+    {
         _ = loggingSilenced
         var format: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
         guard format != nil else { throw DecoderError(.open, path: path, code: TONEARM_AVERROR_ENOMEM) }
         format?.pointee.interrupt_callback = interrupt.callback
-        var options = path.hasPrefix("/") ? nil : Self.streamOptions()
+        let isStream = !path.hasPrefix("/")
+        if isStream {
+            // To learn the format, FFmpeg would read seconds of a live stream as it arrives
+            // (up to 1 MiB, then 5 s of audio) before the first sample; the demuxers of radio's
+            // formats know a stream from its first frames. (An ID3 tag in front is skipped
+            // before the probe counts.)
+            format?.pointee.format_probesize = Self.streamProbeBytes
+            format?.pointee.max_analyze_duration = Self.streamAnalyzeDuration
+        }
+        var options = isStream ? Self.streamOptions(network) : nil
         // On failure FFmpeg frees the context it was given.
         let opened = avformat_open_input(&format, path, nil, &options)
         av_dict_free(&options)
@@ -66,13 +78,18 @@ struct DecoderInput {
     /// and its low-speed limit of 10 s without data).
     static let streamTimeout = 10_000_000
 
+    /// How much of a stream FFmpeg reads to tell its container, in bytes.
+    static let streamProbeBytes: Int32 = 64 << 10
+    /// How much of a stream FFmpeg reads to learn its codec's parameters, in microseconds.
+    static let streamAnalyzeDuration: Int64 = 500_000
+
     /// FFmpeg's options for a stream's input. Only the network protocols: an HLS playlist or
     /// a redirect from a remote server must not make the decoder read local files. A
     /// connection that drops is taken up again where it broke off (a live stream from its
     /// present), giving up after a few seconds of tries.
-    static func streamOptions() -> OpaquePointer? {
+    static func streamOptions(_ network: StreamInputSettings) -> OpaquePointer? {
         var options: OpaquePointer?
-        let settings = [
+        var settings = [
             ("protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy"),
             ("timeout", String(streamTimeout)),
             ("reconnect", "1"),
@@ -81,6 +98,9 @@ struct DecoderInput {
             ("icy", "1"),
             ("user_agent", "Tonearm"),
         ]
+        if network.verifyPeer { settings.append(("tls_verify", "1")) }
+        if let authorities = network.certificateAuthorities { settings.append(("ca_file", authorities)) }
+        if let proxy = network.proxy { settings.append(("http_proxy", proxy)) }
         for (key, value) in settings { av_dict_set(&options, key, value, 0) }
         return options
     }

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Dispatch
 import Foundation
+package import Settings
 
 /// A small document read over the network with FFmpeg's HTTP input: a radio station's
 /// playlist (`load http://…/station.pls`). Bounded in size and in time, so a server that
@@ -28,14 +29,14 @@ package struct RemoteDocument: Sendable {
     package static let timeLimit: Duration = .seconds(15)
 
     /// Reads `url` on a thread of Dispatch's, leaving the caller's free.
-    package static func fetch(_ url: String, sizeLimit: Int = sizeLimit, timeLimit: Duration = timeLimit)
-        async throws(Failure) -> RemoteDocument
-    {
+    package static func fetch(
+        _ url: String, network: StreamInputSettings, sizeLimit: Int = sizeLimit, timeLimit: Duration = timeLimit
+    ) async throws(Failure) -> RemoteDocument {
         let result: Result<RemoteDocument, Failure> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(
                     returning: Result { () throws(Failure) in
-                        try read(url, sizeLimit: sizeLimit, deadline: .now + timeLimit)
+                        try read(url, network: network, sizeLimit: sizeLimit, deadline: .now + timeLimit)
                     })
             }
         }
@@ -43,14 +44,14 @@ package struct RemoteDocument: Sendable {
     }
 
     /// Reads `url` on the calling thread, which it blocks until `deadline` at the latest.
-    static func read(_ url: String, sizeLimit: Int, deadline: ContinuousClock.Instant) throws(Failure)
-        -> RemoteDocument
+    static func read(_ url: String, network: StreamInputSettings, sizeLimit: Int, deadline: ContinuousClock.Instant)
+        throws(Failure) -> RemoteDocument
     {
         let timer = DecoderInterrupt(deadline: deadline)
         // FFmpeg's context points at the timer until it is closed, below.
         defer { withExtendedLifetime(timer) {} }
         var callback = timer.callback
-        var options = DecoderInput.streamOptions()
+        var options = DecoderInput.streamOptions(network)
         var context: UnsafeMutablePointer<AVIOContext>?
         let opened = avio_open2(&context, url, AVIO_FLAG_READ, &callback, &options)
         av_dict_free(&options)

@@ -24,12 +24,12 @@ struct StreamMetadata {
         changed = true
     }
 
-    /// The tags as clients see them: the station's name and the title on air first, as MPD's
-    /// ICY input reports them, then the container's.
+    /// The tags as clients see them: the title on air and the station's name first, in the
+    /// order Debian's MPD 0.23 prints them for an Icecast stream, then the container's.
     var tags: [TagValue] {
         var tags: [TagValue] = []
-        if let name { tags.append(TagValue(.name, name)) }
         if let title { tags.append(TagValue(.title, title)) }
+        if let name { tags.append(TagValue(.name, name)) }
         for tag in fileTags where !(tag.type == .title && title != nil) && !(tag.type == .name && name != nil) {
             tags.append(tag)
         }
@@ -45,6 +45,13 @@ struct StreamMetadata {
             title = parsed
             changed = true
         }
+    }
+
+    /// The stream was connected again: its next metadata block counts, even if it repeats
+    /// the last one.
+    mutating func reconnected(_ input: DecoderInput) {
+        packet = nil
+        poll(input)
     }
 
     /// The tags, once after each change; `nil` when nothing changed.

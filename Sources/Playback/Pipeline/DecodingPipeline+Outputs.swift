@@ -24,8 +24,8 @@ extension DecodingPipeline: OutputPipeline {
             outputs: devices.outputs, attached: attached, bufferBytes: configuration.audioBufferSize,
             replayGain: ReplayGainSettings(configuration: configuration),
             configuredFormat: configuration.audioOutputFormat, log: log
-        ) { track, interrupt in
-            try AudioDecoder(path: track.path, interrupt: interrupt)
+        ) { [network = configuration.streamInput] track, interrupt in
+            try AudioDecoder(path: track.path, interrupt: interrupt, network: network)
         }
     }
 

@@ -54,8 +54,8 @@ struct PlaylistSource {
             return PlaylistSource(entries: uris, base: "", library: library, resolver: resolver)
         }
         if RemoteStream.isSupported(argument) {
-            return PlaylistSource(
-                entries: try await remoteEntries(argument), base: "", library: library, resolver: resolver)
+            let entries = try await remoteEntries(argument, network: server.configuration.streamInput)
+            return PlaylistSource(entries: entries, base: "", library: library, resolver: resolver)
         }
         if !argument.contains("://") {
             if StoredPlaylists.isValidName(argument), let entries = try server.storedPlaylists.entries(of: argument) {
@@ -77,10 +77,10 @@ struct PlaylistSource {
     /// - Throws: ``LibraryError/noSuchPlaylist(_:)`` when it cannot be read or is no playlist
     ///   (MPD's answer when no playlist plugin takes it); ``LibraryError/playlistTooLarge``
     ///   when it is larger than ``RemoteDocument/sizeLimit``.
-    static func remoteEntries(_ url: String) async throws -> [String] {
+    static func remoteEntries(_ url: String, network: StreamInputSettings) async throws -> [String] {
         let document: RemoteDocument
         do throws(RemoteDocument.Failure) {
-            document = try await RemoteDocument.fetch(url)
+            document = try await RemoteDocument.fetch(url, network: network)
         } catch .tooLarge {
             throw LibraryError.playlistTooLarge
         } catch {
