@@ -11,19 +11,19 @@ package struct RemoteDocument: Sendable {
     package var bytes: [UInt8]
     /// The `Content-Type` the server gave, without parameters, lowercased.
     package var mimeType: String?
+    /// The body went on past the size limit: ``bytes`` holds its beginning.
+    package var isTruncated = false
 
     /// Why a document could not be read.
     package enum Failure: Error, Sendable, Equatable {
         /// The server could not be reached or refused it; FFmpeg's reason.
         case unreachable(String)
-        /// It is larger than the limit.
-        case tooLarge
         /// It did not arrive whole before the deadline.
         case timedOut
     }
 
-    /// The most a playlist may weigh: 16,384 entries (MPD's default `max_playlist_length`) of
-    /// 512 bytes each.
+    /// The most of a playlist that is read: 16,384 entries (MPD's default
+    /// `max_playlist_length`) of 512 bytes each. What comes after is not read.
     package static let sizeLimit = 8 << 20
     /// How long reading one may take, connection included.
     package static let timeLimit: Duration = .seconds(15)
@@ -72,7 +72,10 @@ package struct RemoteDocument: Sendable {
                 if timer.isRaised { throw .timedOut }
                 throw .unreachable(DecoderError.text(of: count))
             }
-            if bytes.count + Int(count) > sizeLimit { throw .tooLarge }
+            if bytes.count + Int(count) > sizeLimit {
+                bytes.append(contentsOf: chunk[0..<(sizeLimit - bytes.count)])
+                return RemoteDocument(bytes: bytes, mimeType: mimeType(of: context), isTruncated: true)
+            }
             bytes.append(contentsOf: chunk[0..<Int(count)])
         }
         return RemoteDocument(bytes: bytes, mimeType: mimeType(of: context))

@@ -19,6 +19,10 @@ struct PlaylistSource {
 
     /// The entries as the file lists them.
     let entries: [String]
+    /// A remote playlist went on past what is read of one (``RemoteDocument/sizeLimit``):
+    /// `load` queues the entries read, then answers that the playlist is too large, as MPD
+    /// answers once such a playlist has filled the queue.
+    var isTruncated = false
     /// The folder relative entries are read against (`""` for stored playlists).
     let base: String
     private let library: Library?
@@ -54,8 +58,10 @@ struct PlaylistSource {
             return PlaylistSource(entries: uris, base: "", library: library, resolver: resolver)
         }
         if RemoteStream.isSupported(argument) {
-            let entries = try await remoteEntries(argument, network: server.configuration.streamInput)
-            return PlaylistSource(entries: entries, base: "", library: library, resolver: resolver)
+            let (entries, truncated) = try await remoteEntries(argument, network: server.configuration.streamInput)
+            var source = PlaylistSource(entries: entries, base: "", library: library, resolver: resolver)
+            source.isTruncated = truncated
+            return source
         }
         if !argument.contains("://") {
             if StoredPlaylists.isValidName(argument), let entries = try server.storedPlaylists.entries(of: argument) {
@@ -74,15 +80,16 @@ struct PlaylistSource {
     /// The streams a remote playlist lists, as absolute URLs: its format from the server's
     /// `Content-Type`, else from the URL's suffix; entries relative to the playlist's URL.
     /// Paths and `file://` URIs are left out: a server must not make Tonearm read local files.
+    /// - Returns: the entries, and whether the playlist went on past what was read (its last,
+    ///   cut entry is left out).
     /// - Throws: ``LibraryError/noSuchPlaylist(_:)`` when it cannot be read or is no playlist
-    ///   (MPD's answer when no playlist plugin takes it); ``LibraryError/playlistTooLarge``
-    ///   when it is larger than ``RemoteDocument/sizeLimit``.
-    static func remoteEntries(_ url: String, network: StreamInputSettings) async throws -> [String] {
+    ///   (MPD's answer when no playlist plugin takes it).
+    static func remoteEntries(_ url: String, network: StreamInputSettings) async throws -> (
+        entries: [String], truncated: Bool
+    ) {
         let document: RemoteDocument
         do throws(RemoteDocument.Failure) {
             document = try await RemoteDocument.fetch(url, network: network)
-        } catch .tooLarge {
-            throw LibraryError.playlistTooLarge
         } catch {
             throw LibraryError.noSuchPlaylist(url)
         }
@@ -92,10 +99,15 @@ struct PlaylistSource {
             throw LibraryError.noSuchPlaylist(url)
         }
         let folder = path[..<(path.lastIndex(of: "/") ?? path.endIndex)]
-        return format.entries(of: String(decoding: document.bytes, as: UTF8.self)).compactMap { entry in
+        var bytes = document.bytes[...]
+        if document.isTruncated, let lastLineFeed = bytes.lastIndex(of: UInt8(ascii: "\n")) {
+            bytes = bytes[...lastLineFeed]
+        }
+        let entries = format.entries(of: String(decoding: bytes, as: UTF8.self)).compactMap { entry -> String? in
             if RemoteStream.hasScheme(entry) { return RemoteStream.isSupported(entry) ? entry : nil }
             return entry.hasPrefix("/") ? nil : folder + "/" + entry
         }
+        return (entries, document.isTruncated)
     }
 
     /// The entries at `indices`, translated and looked up in the database with one query per

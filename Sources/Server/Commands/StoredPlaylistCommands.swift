@@ -146,6 +146,7 @@ enum StoredPlaylistCommands {
         let start = min(range.start, source.entries.count)
         let resolved = try await source.resolve(start..<max(start, range.upperBound(clippedTo: source.entries.count)))
         try player.load(resolved.compactMap(\.song), at: position, name: argument)
+        if source.isTruncated { throw QueueError.tooLarge }
         return .ok
     }
 
