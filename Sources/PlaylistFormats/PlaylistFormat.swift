@@ -41,7 +41,7 @@ package enum PlaylistFormat: Sendable, Equatable {
         switch self {
         case .m3u: return Self.m3uEntries(text, stripWhitespace: true)
         case .pls: return Self.plsEntries(text)
-        case .xspf: return XSPFReader.locations(in: Data(text.utf8))
+        case .xspf: return XSPFReader.entries(in: Data(text.utf8)).map(\.uri)
         }
     }
 
@@ -70,6 +70,12 @@ package enum PlaylistFormat: Sendable, Equatable {
     /// file are left out). Keys are compared without ASCII case; `NumberOfEntries` is not needed,
     /// since what the `File` keys say is what the playlist holds.
     package static func plsEntries(_ text: String) -> [String] {
+        plsEntries(text) { _, _, _ in }.map(\.uri)
+    }
+
+    /// The `FileN` entries of a `.pls` by N, in its order; `other` sees every other key of the
+    /// section (lowercased, without its number), with its number and value.
+    static func plsEntries(_ text: String, other: (Substring, Int, String) -> Void) -> [(index: Int, uri: String)] {
         var inSection = false
         var files: [Int: String] = [:]
         for rawLine in lines(of: text) {
@@ -81,11 +87,13 @@ package enum PlaylistFormat: Sendable, Equatable {
             }
             guard inSection, let equals = line.firstIndex(of: "=") else { continue }
             let key = line[..<equals].trimmingBlanks().lowercased()
-            guard key.hasPrefix("file"), let index = Int(key.dropFirst(4)), index > 0 else { continue }
+            let name = key.prefix { !$0.isNumber }
+            guard let index = Int(key.dropFirst(name.count)), index > 0 else { continue }
             let value = line[line.index(after: equals)...].trimmingBlanks()
-            if !value.isEmpty { files[index] = String(value) }
+            guard !value.isEmpty else { continue }
+            if name == "file" { files[index] = String(value) } else { other(name, index, String(value)) }
         }
-        return files.keys.sorted().map { files[$0]! }
+        return files.keys.sorted().map { ($0, files[$0]!) }
     }
 
     /// The lines of a text split at every line feed. Swift sees `\r\n` as one character, so the

@@ -4,18 +4,20 @@ import Foundation
     import FoundationXML
 #endif
 
-/// Reads the track locations of an XSPF playlist (`application/xspf+xml`), as MPD's xspf
-/// plugin does: each `<location>` of a `<track>` inside `<trackList>`, in order. Other elements,
-/// and the attributes and namespaces of all, are ignored. A document that is not well-formed
-/// XML gives the tracks read before the error, as MPD's expat parser leaves them.
+/// Reads the tracks of an XSPF playlist (`application/xspf+xml`), as MPD's xspf plugin does:
+/// each `<track>` of the `<trackList>` with a `<location>`, in order, with its `<title>`,
+/// `<creator>`, `<album>` and `<duration>` (milliseconds). Other elements, and the attributes
+/// and namespaces of all, are ignored. A document that is not well-formed XML gives the tracks
+/// read before the error, as MPD's expat parser leaves them.
 final class XSPFReader: NSObject, XMLParserDelegate {
-    private var locations: [String] = []
+    private var entries: [PlaylistEntry] = []
+    private var track: PlaylistEntry?
     /// The open elements' names.
     private var path: [String] = []
     private var text = ""
 
-    /// The locations of `data`'s tracks.
-    static func locations(in data: Data) -> [String] {
+    /// The tracks of `data`.
+    static func entries(in data: Data) -> [PlaylistEntry] {
         let reader = XSPFReader()
         let parser = XMLParser(data: data)
         // An XSPF file needs no entities of its own; a remote server must not make the parser
@@ -23,7 +25,7 @@ final class XSPFReader: NSObject, XMLParserDelegate {
         parser.shouldResolveExternalEntities = false
         parser.delegate = reader
         _ = parser.parse()
-        return reader.locations
+        return reader.entries
     }
 
     func parser(
@@ -32,21 +34,37 @@ final class XSPFReader: NSObject, XMLParserDelegate {
     ) {
         path.append(elementName)
         text = ""
+        if isTrack { track = PlaylistEntry(uri: "") }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if path.last == "location" { text += string }
-    }
+    func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
 
     func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        if path.last == "location" { text += String(decoding: CDATABlock, as: UTF8.self) }
+        text += String(decoding: CDATABlock, as: UTF8.self)
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-        if path.suffix(4) == ["playlist", "trackList", "track", "location"] {
-            let location = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !location.isEmpty { locations.append(location) }
+        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        text = ""
+        if isTrack {
+            if let track, !track.uri.isEmpty { entries.append(track) }
+            track = nil
+        } else if path.count == 4, isInTrack, !value.isEmpty {
+            switch elementName {
+            case "location": track?.uri = value
+            case "title": track?.title = value
+            case "creator": track?.artist = value
+            case "album": track?.album = value
+            case "duration":
+                if let milliseconds = Double(value), milliseconds > 0 { track?.duration = milliseconds / 1000 }
+            default: break
+            }
         }
         path.removeLast()
     }
+
+    /// Whether the innermost open element is a track of the track list.
+    private var isTrack: Bool { path.count == 3 && isInTrack }
+
+    private var isInTrack: Bool { path.starts(with: ["playlist", "trackList", "track"]) }
 }

@@ -66,7 +66,8 @@ struct PlaylistFormatTests {
     }
 
     /// The `<location>` of each track of the track list, in order, CDATA and entities read;
-    /// elsewhere a location is no track, and a broken document keeps what came before the break.
+    /// elsewhere a location is no track, and a broken document keeps the tracks it ended before
+    /// the break, as MPD's expat-based plugin adds a track at its end tag.
     @Test func xspfListsItsTracksLocations() {
         let text = """
             <?xml version="1.0" encoding="UTF-8"?>
@@ -78,9 +79,32 @@ struct PlaylistFormatTests {
                 <track><title>No location</title></track>
                 <track><location>d.flac</location>
             """
-        #expect(
-            PlaylistFormat.xspf.entries(of: text) == ["http://127.0.0.1/a.mp3?x=1&y=2", "b/c.flac", "d.flac"])
+        #expect(PlaylistFormat.xspf.entries(of: text) == ["http://127.0.0.1/a.mp3?x=1&y=2", "b/c.flac"])
         #expect(PlaylistFormat.xspf.entries(of: "not xml at all") == [])
+    }
+
+    /// What a playlist says of its entries, which MPD's plugins make a stream's tags: extended
+    /// M3U's `#EXTINF` (only after `#EXTM3U`) a name and a length, PLS's `TitleN` and `LengthN`,
+    /// XSPF's title, creator, album and duration in milliseconds. Lengths of 0 or less are none.
+    @Test func entriesCarryWhatThePlaylistSaysOfThem() {
+        let m3u = "#EXTM3U\n#EXTINF:-1,Radio One\nhttp://127.0.0.1/one\n#EXTINF:2,Tone\ntone.flac\nplain.flac\n"
+        let described = PlaylistFormat.m3u.describedEntries(of: m3u)
+        #expect(described.map(\.uri) == ["http://127.0.0.1/one", "tone.flac", "plain.flac"])
+        #expect(described.map(\.name) == ["Radio One", "Tone", nil])
+        #expect(described.map(\.duration) == [nil, 2, nil])
+        #expect(
+            PlaylistFormat.m3u.describedEntries(of: "#EXTINF:2,Tone\ntone.flac\n") == [PlaylistEntry(uri: "tone.flac")])
+        let pls = "[playlist]\nFile2=b.flac\nTitle2=Bee\nLength2=3\nFile1=http://127.0.0.1/a\nTitle1=Ay\nLength1=-1\n"
+        let entries = PlaylistFormat.pls.describedEntries(of: pls)
+        #expect(entries.map(\.uri) == ["http://127.0.0.1/a", "b.flac"])
+        #expect(entries.map(\.title) == ["Ay", "Bee"] && entries.map(\.duration) == [nil, 3])
+        let xspf = """
+            <playlist><trackList><track><location>x.flac</location><title>Ex</title><creator>Someone</creator>\
+            <album>Record</album><duration>2500</duration></track></trackList></playlist>
+            """
+        var expected = PlaylistEntry(uri: "x.flac")
+        (expected.title, expected.artist, expected.album, expected.duration) = ("Ex", "Someone", "Record", 2.5)
+        #expect(PlaylistFormat.xspf.describedEntries(of: xspf) == [expected])
     }
 
     @Test func dotSegmentsAreSquashedAsMPDDoes() {

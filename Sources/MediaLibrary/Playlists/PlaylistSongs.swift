@@ -1,10 +1,10 @@
 import Foundation
 import GRDB
 package import MusicModel
+package import PlaylistFormats
 
 #if canImport(Glibc)
     import Glibc
-    import PlaylistFormats
 #endif
 
 /// What the library offers the playlist commands: the entries of playlist files in the music
@@ -13,10 +13,10 @@ extension Library {
     /// How many URIs one lookup binds: well below SQLite's limit on statement parameters.
     static let lookupBatch = 500
 
-    /// The entries of a playlist file in the music folder (`.m3u`, `.m3u8`, `.pls`), as written;
+    /// The entries of a playlist file in the music folder (`.m3u`, `.m3u8`, `.pls`, `.xspf`), as written;
     /// `nil` when `uri` names no regular file of a format Tonearm reads. The file is read from
     /// disk whether or not the scanner has seen it yet, as MPD opens it through its storage.
-    package func playlistFileEntries(_ uri: String) throws(LibraryError) -> [String]? {
+    package func playlistFileEntries(_ uri: String) throws(LibraryError) -> [PlaylistEntry]? {
         guard let format = PlaylistFormat(suffixOf: uri) else { return nil }
         let path = absolutePath(of: uri)
         var info = stat()
@@ -24,7 +24,7 @@ extension Library {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .fileOperationFailed(.open, path: path)
         }
-        return format.entries(of: String(decoding: data, as: UTF8.self))
+        return format.describedEntries(of: String(decoding: data, as: UTF8.self))
     }
 
     /// The songs among `uris` that are in the database, by URI.

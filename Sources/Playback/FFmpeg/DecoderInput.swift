@@ -84,17 +84,16 @@ struct DecoderInput {
     static let streamAnalyzeDuration: Int64 = 500_000
 
     /// FFmpeg's options for a stream's input. Only the network protocols: an HLS playlist or
-    /// a redirect from a remote server must not make the decoder read local files. A
-    /// connection that drops is taken up again where it broke off (a live stream from its
-    /// present), giving up after a few seconds of tries.
+    /// a redirect from a remote server must not make the decoder read local files. FFmpeg's
+    /// own reconnecting is left off: a server that ignores the range of the retry sends the
+    /// file again from its start, which FFmpeg would play on without end. A live stream is
+    /// connected again by ``AudioDecoder`` instead; a remote file that breaks off ends there,
+    /// as with MPD.
     static func streamOptions(_ network: StreamInputSettings) -> OpaquePointer? {
         var options: OpaquePointer?
         var settings = [
             ("protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy"),
             ("timeout", String(streamTimeout)),
-            ("reconnect", "1"),
-            ("reconnect_streamed", "1"),
-            ("reconnect_delay_max", "4"),
             ("icy", "1"),
             ("user_agent", "Tonearm"),
         ]

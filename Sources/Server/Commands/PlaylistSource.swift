@@ -17,8 +17,8 @@ struct PlaylistSource {
         var song: Song?
     }
 
-    /// The entries as the file lists them.
-    let entries: [String]
+    /// The entries as the file lists them, with what it says of each.
+    let entries: [PlaylistEntry]
     /// A remote playlist went on past what is read of one (``RemoteDocument/sizeLimit``):
     /// `load` queues the entries read, then answers that the playlist is too large, as MPD
     /// answers once such a playlist has filled the queue.
@@ -55,7 +55,8 @@ struct PlaylistSource {
             musicDirectory: library?.settings.musicDirectory ?? server.configuration.musicDirectory)
         if let smart = try server.smartPlaylists.entry(named: argument) {
             let uris = try await server.smartPlaylists.songURIs(smart.definition)
-            return PlaylistSource(entries: uris, base: "", library: library, resolver: resolver)
+            return PlaylistSource(
+                entries: uris.map(PlaylistEntry.init(uri:)), base: "", library: library, resolver: resolver)
         }
         if RemoteStream.isSupported(argument) {
             let (entries, truncated) = try await remoteEntries(argument, network: server.configuration.streamInput)
@@ -65,7 +66,8 @@ struct PlaylistSource {
         }
         if !argument.contains("://") {
             if StoredPlaylists.isValidName(argument), let entries = try server.storedPlaylists.entries(of: argument) {
-                return PlaylistSource(entries: entries, base: "", library: library, resolver: resolver)
+                return PlaylistSource(
+                    entries: entries.map(PlaylistEntry.init(uri:)), base: "", library: library, resolver: resolver)
             }
             // Never a file by a name that climbs out of its folder.
             if let library, LibraryURI.isSafeLocal(argument), let entries = try library.playlistFileEntries(argument) {
@@ -85,7 +87,7 @@ struct PlaylistSource {
     /// - Throws: ``LibraryError/noSuchPlaylist(_:)`` when it cannot be read or is no playlist
     ///   (MPD's answer when no playlist plugin takes it).
     static func remoteEntries(_ url: String, network: StreamInputSettings) async throws -> (
-        entries: [String], truncated: Bool
+        entries: [PlaylistEntry], truncated: Bool
     ) {
         let document: RemoteDocument
         do throws(RemoteDocument.Failure) {
@@ -103,20 +105,40 @@ struct PlaylistSource {
         if document.isTruncated, let lastLineFeed = bytes.lastIndex(of: UInt8(ascii: "\n")) {
             bytes = bytes[...lastLineFeed]
         }
-        let entries = format.entries(of: String(decoding: bytes, as: UTF8.self)).compactMap { entry -> String? in
-            if RemoteStream.hasScheme(entry) { return RemoteStream.isSupported(entry) ? entry : nil }
-            return entry.hasPrefix("/") ? nil : folder + "/" + entry
+        let entries = format.describedEntries(of: String(decoding: bytes, as: UTF8.self)).compactMap {
+            entry -> PlaylistEntry? in
+            var entry = entry
+            if RemoteStream.hasScheme(entry.uri) { return RemoteStream.isSupported(entry.uri) ? entry : nil }
+            if entry.uri.hasPrefix("/") { return nil }
+            entry.uri = folder + "/" + entry.uri
+            return entry
         }
         return (entries, document.isTruncated)
+    }
+
+    /// A stream entry as a song, with what the playlist says of it as its tags, as MPD's
+    /// playlist plugins give them.
+    static func stream(_ url: String, _ entry: PlaylistEntry) -> Song {
+        var tags: [TagValue] = []
+        if let name = entry.name { tags.append(TagValue(.name, name)) }
+        if let title = entry.title { tags.append(TagValue(.title, title)) }
+        if let artist = entry.artist { tags.append(TagValue(.artist, artist)) }
+        if let album = entry.album { tags.append(TagValue(.album, album)) }
+        var song = Song(streamURL: url, tags: tags)
+        song.duration = entry.duration
+        return song
     }
 
     /// The entries at `indices`, translated and looked up in the database with one query per
     /// few hundred entries.
     func resolve(_ indices: some Sequence<Int>) async throws -> [Entry] {
-        let targets = indices.map { resolver.resolve(entries[$0], base: base) }
+        let described = indices.map { entries[$0] }
+        let targets = described.map { resolver.resolve($0.uri, base: base) }
         let songs = try await library?.songs(atURIs: targets.filter(\.isLibraryURI).map(\.uri)) ?? [:]
-        return targets.map { target in
-            if RemoteStream.isSupported(target.uri) { return Entry(uri: target.uri, song: Song(streamURL: target.uri)) }
+        return zip(targets, described).map { target, entry in
+            if RemoteStream.isSupported(target.uri) {
+                return Entry(uri: target.uri, song: Self.stream(target.uri, entry))
+            }
             let song = target.isLibraryURI ? songs[target.uri] : nil
             return Entry(uri: song?.uri ?? target.uri, song: song)
         }
