@@ -36,6 +36,8 @@ let package = Package(
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         // No pkgConfig: avahi-client.pc carries -D_REENTRANT, which SwiftPM refuses.
         .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
+        // libxml2's pull parser, for XSPF playlists (libavformat links it already).
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // glibc's malloc.h: arena limit and trimming (ProcessMemory).
         .systemLibrary(name: "CMalloc"),
 
@@ -62,10 +64,11 @@ let package = Package(
             dependencies: ["CMalloc"],
             swiftSettings: strictSettings
         ),
-        // The playlist file formats (m3u, extended m3u, pls) and how an entry resolves: pure,
-        // so that the fuzzers link them without the database.
+        // The playlist file formats (m3u, extended m3u, pls, xspf) and how an entry resolves:
+        // no I/O, so that the fuzzers link them without the database.
         .target(
             name: "PlaylistFormats",
+            dependencies: ["CLibXML2"],
             swiftSettings: strictSettings
         ),
         .target(

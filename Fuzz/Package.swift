@@ -27,7 +27,8 @@ let package = Package(
             swiftSettings: sharedSettings
         ),
         .target(name: "Settings", swiftSettings: sharedSettings),
-        .target(name: "PlaylistFormats", swiftSettings: sharedSettings),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0"),
+        .target(name: "PlaylistFormats", dependencies: ["CLibXML2"], swiftSettings: sharedSettings),
         .executableTarget(
             name: "FuzzRequestFraming", dependencies: ["MusicModel", "MPDProtocol"], swiftSettings: sharedSettings
         ),

@@ -1,5 +1,3 @@
-import Foundation
-
 /// An entry of a playlist file with what the file says of it. MPD's playlist plugins give a
 /// song that is not in the database (a stream) these as its tags: a radio playlist names its
 /// stations this way.
@@ -28,7 +26,7 @@ extension PlaylistFormat {
         switch self {
         case .m3u: Self.m3uDescribedEntries(text)
         case .pls: Self.plsDescribedEntries(text)
-        case .xspf: XSPFReader.entries(in: Data(text.utf8))
+        case .xspf: XSPFReader.entries(in: Array(text.utf8))
         }
     }
 

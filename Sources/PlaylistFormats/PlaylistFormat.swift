@@ -41,7 +41,7 @@ package enum PlaylistFormat: Sendable, Equatable {
         switch self {
         case .m3u: return Self.m3uEntries(text, stripWhitespace: true)
         case .pls: return Self.plsEntries(text)
-        case .xspf: return XSPFReader.entries(in: Data(text.utf8)).map(\.uri)
+        case .xspf: return XSPFReader.entries(in: Array(text.utf8)).map(\.uri)
         }
     }
 

@@ -1,56 +1,67 @@
+import CLibXML2
 import Foundation
-
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
 
 /// Reads the tracks of an XSPF playlist (`application/xspf+xml`), as MPD's xspf plugin does:
 /// each `<track>` of the `<trackList>` with a `<location>`, in order, with its `<title>`,
 /// `<creator>`, `<album>` and `<duration>` (milliseconds). Other elements, and the attributes
 /// and namespaces of all, are ignored. A document that is not well-formed XML gives the tracks
-/// read before the error, as MPD's expat parser leaves them.
-final class XSPFReader: NSObject, XMLParserDelegate {
-    private var entries: [PlaylistEntry] = []
-    private var track: PlaylistEntry?
-    /// The open elements' names.
-    private var path: [String] = []
-    private var text = ""
-
-    /// The tracks of `data`.
-    static func entries(in data: Data) -> [PlaylistEntry] {
-        let reader = XSPFReader()
-        let parser = XMLParser(data: data)
-        // An XSPF file needs no entities of its own; a remote server must not make the parser
-        // expand or fetch any.
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = reader
-        _ = parser.parse()
-        return reader.entries
+/// it ended before the error, as MPD's expat-based plugin adds a track at its end tag.
+///
+/// libxml2's pull parser reads it (FoundationXML's parser leaks on every malformed document,
+/// which a remote server may send at will). Nothing is fetched: no DTD, no external entity,
+/// no network.
+enum XSPFReader {
+    /// The tracks of `bytes`.
+    static func entries(in bytes: [UInt8]) -> [PlaylistEntry] {
+        guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { return [] }
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+        let reader = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) {
+                xmlReaderForMemory($0.baseAddress, Int32($0.count), nil, nil, options)
+            }
+        }
+        guard let reader else { return [] }
+        defer { xmlFreeTextReader(reader) }
+        var entries: [PlaylistEntry] = []
+        var track: PlaylistEntry?
+        // The open elements' local names, and the text of the innermost one.
+        var path: [String] = []
+        var text = ""
+        while xmlTextReaderRead(reader) == 1 {
+            let type = xmlTextReaderNodeType(reader)
+            switch type {
+            case Int32(XML_READER_TYPE_ELEMENT.rawValue):
+                let name = xmlTextReaderConstLocalName(reader).map { String(cString: $0) } ?? ""
+                let empty = xmlTextReaderIsEmptyElement(reader) == 1
+                path.append(name)
+                text = ""
+                if path == ["playlist", "trackList", "track"] { track = PlaylistEntry(uri: "") }
+                if empty { close(&path, &track, &entries, text: "") }
+            case Int32(XML_READER_TYPE_TEXT.rawValue), Int32(XML_READER_TYPE_CDATA.rawValue),
+                Int32(XML_READER_TYPE_SIGNIFICANT_WHITESPACE.rawValue):
+                if let value = xmlTextReaderConstValue(reader) { text += String(cString: value) }
+            case Int32(XML_READER_TYPE_END_ELEMENT.rawValue):
+                close(&path, &track, &entries, text: text)
+                text = ""
+            default:
+                break
+            }
+        }
+        return entries
     }
 
-    func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-        attributes: [String: String] = [:]
+    /// Ends the innermost element: a track's field takes its text, a track with a location
+    /// joins the entries.
+    private static func close(
+        _ path: inout [String], _ track: inout PlaylistEntry?, _ entries: inout [PlaylistEntry], text: String
     ) {
-        path.append(elementName)
-        text = ""
-        if isTrack { track = PlaylistEntry(uri: "") }
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
-
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        text += String(decoding: CDATABlock, as: UTF8.self)
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        guard let element = path.last else { return }
         let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        text = ""
-        if isTrack {
+        if path == ["playlist", "trackList", "track"] {
             if let track, !track.uri.isEmpty { entries.append(track) }
             track = nil
-        } else if path.count == 4, isInTrack, !value.isEmpty {
-            switch elementName {
+        } else if path.count == 4, path.starts(with: ["playlist", "trackList", "track"]), !value.isEmpty {
+            switch element {
             case "location": track?.uri = value
             case "title": track?.title = value
             case "creator": track?.artist = value
@@ -62,9 +73,4 @@ final class XSPFReader: NSObject, XMLParserDelegate {
         }
         path.removeLast()
     }
-
-    /// Whether the innermost open element is a track of the track list.
-    private var isTrack: Bool { path.count == 3 && isInTrack }
-
-    private var isInTrack: Bool { path.starts(with: ["playlist", "trackList", "track"]) }
 }

@@ -1,7 +1,8 @@
 import PlaylistFormats
 
 /// Feeds arbitrary bytes to the playlist readers as the text of an `.m3u` (both the playing
-/// and the editing reading), a `.pls`, and resolves every entry the way loading a playlist
+/// and the editing reading), a `.pls` and an `.xspf` (a remote server chooses what it sends),
+/// with and without what each says of its entries, and resolves every entry the way loading a playlist
 /// does, with the first line as the playlist's own URI. Beyond surviving, it checks what the
 /// parsers promise: entries are single non-empty lines that are not comments, a stored
 /// playlist written back reads back the same, and a resolved library URI has no empty, `.`
@@ -16,6 +17,14 @@ public func fuzzPlaylistFormats(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
     let playing = PlaylistFormat.m3u.entries(of: text)
     let editing = PlaylistFormat.m3uEntries(text, stripWhitespace: false)
     let pls = PlaylistFormat.pls.entries(of: text)
+    for format in [PlaylistFormat.m3u, .pls, .xspf] {
+        let described = format.describedEntries(of: text)
+        precondition(described.allSatisfy { !$0.uri.isEmpty }, "an entry without a URI")
+        precondition(described.allSatisfy { ($0.duration ?? 1) > 0 }, "a length of zero or less kept")
+        if format != .m3u {
+            precondition(described.map(\.uri) == format.entries(of: text), "the two readings differ")
+        }
+    }
     for entry in playing + editing + pls {
         precondition(!entry.isEmpty, "an empty entry")
         precondition(!entry.unicodeScalars.contains("\n"), "an entry spans lines")
