@@ -171,7 +171,8 @@ class Icecast:
         while time.monotonic() < deadline:
             source = self.sources.get(mount)
             if source is not None and source.poll() is not None:
-                raise RuntimeError(f"the ffmpeg source of {mount} exited: {source.stderr.read().decode(errors='replace')}")
+                message = source.stderr.read().decode(errors="replace")
+                raise RuntimeError(f"the ffmpeg source of {mount} exited: {message}")
             try:
                 with urllib.request.urlopen(_local_only(self.url(mount)), timeout=3) as response:
                     if response.status == 200 and response.read(1024):
@@ -348,6 +349,13 @@ class FixtureHTTPServer:
             except OSError:
                 pass
 
+    def release_stalled(self):
+        """Closes every connection the stalling listener holds: a client still waiting on one gets
+        an end of stream. Tests call it when done, so that a server that waits for ever (MPD
+        0.23) can move on and stop."""
+        while self.stalled:
+            self.stalled.pop().close()
+
     def _generate(self):
         self.root.mkdir(parents=True, exist_ok=True)
         work = self.root.parent / (self.root.name + "-work")
@@ -382,8 +390,7 @@ class FixtureHTTPServer:
             self.httpd.server_close()
         if self.stall_socket is not None:
             self.stall_socket.close()
-        for connection in self.stalled:
-            connection.close()
+        self.release_stalled()
 
     def __enter__(self):
         return self.start()
