@@ -149,6 +149,31 @@ def test_load_of_a_remote_playlist_queues_its_entries(server, web, name):
         assert queue_uris(c) == [web.url(f) for f in FixtureHTTPServer.PLAYLIST_FILES]
 
 
+def test_remote_playlist_entries_carry_their_titles(server, web):
+    """The entries' titles and lengths come along as MPD 0.23 shows them: from M3U's `#EXTINF`
+    a `Name:` (not `Title:`) and `Time:`, from PLS `Title:` and `Time:`, from XSPF `Title:`."""
+    expected = {"list.m3u": ("Name", True), "list.pls": ("Title", True), "list.xspf": ("Title", False)}
+    with server.connect() as c:
+        for name, (tag, timed_entries) in expected.items():
+            ok(c, "clear")
+            ok(c, f'load "{web.url(name)}"')
+            lines = ok(c, "playlistinfo")
+            for file in FixtureHTTPServer.PLAYLIST_FILES:
+                entry = lines[lines.index(f"file: {web.url(file)}") + 1:]
+                entry = entry[:next(i for i, line in enumerate(entry) if line.startswith("Pos: "))]
+                wanted = [f"{tag}: {file}"] + (["Time: 2", "duration: 2.000"] if timed_entries else [])
+                assert entry == wanted, (name, file, entry)
+
+
+@pytest.mark.parametrize("fault", ["missing", "refused", "redirect-loop"])
+def test_load_of_an_unreachable_playlist_is_refused(server, web, fault):
+    """`load URL` when the web server answers 404, refuses the connection or redirects in a
+    loop: MPD's ACK (the same as for a playlist that does not exist), nothing queued."""
+    with server.connect() as c:
+        assert c.command(f'load "{fault_url(web, fault)}"', timeout=30) == ["ACK [50@0] {load} No such playlist"]
+        assert queue_uris(c) == []
+
+
 def test_load_of_a_url_that_is_no_playlist_is_refused(server, web):
     """A FLAC file is not a playlist: MPD's ACK, and nothing queued."""
     with server.connect() as c:
