@@ -15,7 +15,8 @@ What MPD 0.23 does, measured with these fixtures, and where the tests follow the
   40 s), and a `load` of such a URL blocks every client and even SIGTERM (over 100 s). The issue
   asks that the controls answer at once, which MPD does while playing; the time-out is asserted
   for Tonearm only (`test_a_stalled_station_gives_way_to_the_next_song`,
-  `test_load_of_a_stalled_url_blocks_no_other_client`).
+  `test_load_of_a_stalled_url_blocks_no_other_client`);
+- a WAV over HTTP loses its first 3 frames in MPD (a FLAC is exact): a strict xfail on MPD.
 """
 import re
 import sys
