@@ -356,18 +356,20 @@ def test_an_unreachable_station_is_reported_and_the_queue_goes_on(make_player_se
 
 def test_a_truncated_file_ends_and_the_queue_goes_on(make_player_server, web):
     """A file whose server closes the connection a third of the way in (the Content-Length
-    promised more): the song ends where the data ends, the next song plays, and the server
-    answers. (MPD reports no `error:` for it: the decoder just runs out of data.)"""
+    promised more): the song ends (no later than where the data ends), the next song plays, and
+    the server answers. (MPD reports no `error:` for it: the decoder just runs out of data.)"""
     server = make_player_server()
+    requests = web.requests.count("/truncated.flac")
     with server.connect() as c:
         ok(c, f'add "{web.url("truncated.flac")}"')
         ok(c, f'add "{A1}"')
         ok(c, "play")
-        wait_status(c, lambda s: s.get("song") == "0" and s["state"] == "play" and float(s["elapsed"]) > 0.5,
-                    timeout=30, what="the truncated file to play")
+        # How much of it plays is the server's business: MPD reads the short transfer at once and
+        # plays from 0 to 6 s of it, depending on whether the cut reaches its decoder first.
         wait_status(c, lambda s: s["state"] == "play" and s.get("song") == "1", timeout=30, what="the next song")
         assert playing_file(c) == A1
         assert c.command("ping") == ["OK"]
+    assert web.requests.count("/truncated.flac") > requests
 
 
 def test_a_source_that_stops_mid_stream_gives_way_to_the_next_song(make_player_server, icecast):
