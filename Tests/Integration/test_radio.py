@@ -128,6 +128,22 @@ def test_add_addid_and_playlistadd_keep_the_url(server, web):
         assert queue_uris(c) == [flac, wav, flac]
 
 
+def test_a_stored_playlist_with_a_url_plays_it(server, web):
+    """A playlist file in the playlist folder (as a user or another program writes it) whose
+    line is a URL: `load` queues the URL and `play` plays it to its end without an error."""
+    url = web.url("tone.flac")
+    (server.workdir / "playlists" / "radio.m3u").write_text(f"#EXTM3U\n{url}\n")
+    with server.connect() as c:
+        ok(c, "load radio")
+        assert queue_uris(c) == [url]
+        ok(c, "play")
+        wait_status(c, lambda s: s["state"] == "play" and float(s.get("elapsed", 0)) > 0.2 or "error" in s,
+                    what="the URL to play")
+        assert playing_file(c) == url
+        stopped = wait_state(c, "stop")
+        assert "error" not in stopped, stopped
+
+
 def test_the_state_file_keeps_a_queued_url(make_server, web):
     """A queue of URLs survives a restart (the state file's `song_begin: URL` lines)."""
     server = make_server()
