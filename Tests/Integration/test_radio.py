@@ -326,6 +326,27 @@ def test_a_lossless_file_over_http_reaches_the_output_bit_for_bit(make_audio_ser
     assert len(received) == len(reference) and received == reference
 
 
+# What an MPD user writes to play a station with a self-signed certificate; Tonearm loads
+# mpd.conf files as they are, so both servers get the same lines.
+NO_TLS_VERIFY = 'input {\n plugin "curl"\n verify_peer "no"\n verify_host "no"\n}\n'
+
+
+def test_a_file_over_https_plays(make_server, web):
+    """`https://` plays, not only `urlhandlers` listing it: a FLAC over TLS (a self-signed
+    certificate, accepted through the curl input block's `verify_peer "no"`) plays to its end
+    without an error."""
+    server = make_server(extra_config=NO_TLS_VERIFY)
+    url = web.https_url("tone.flac")
+    with server.connect() as c:
+        ok(c, f'add "{url}"')
+        ok(c, "play")
+        wait_status(c, lambda s: s["state"] == "play" and float(s.get("elapsed", 0)) > 0.2 or "error" in s,
+                    what="the https URL to play")
+        assert playing_file(c) == url
+        stopped = wait_state(c, "stop")
+        assert "error" not in stopped, stopped
+
+
 def test_an_hls_playlist_plays_as_a_song(server, web):
     """An HLS station's `index.m3u8`, added as a song, plays: state play and elapsed moving."""
     with server.connect() as c:

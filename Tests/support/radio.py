@@ -22,6 +22,7 @@ import http.server
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import tempfile
 import threading
@@ -294,7 +295,8 @@ class FixtureHTTPServer:
     Fault endpoints (`url(name)`): `/missing` answers 404; `/redirect-loop` redirects (302) to
     itself for ever; `/endless.m3u` is a 200 playlist that never ends; `/huge.m3u` is a
     HUGE_BYTES playlist; `/truncated.flac` promises more than it sends, then closes. `stall_url`
-    is a second listener that accepts, reads the request and never answers.
+    is a second listener that accepts, reads the request and never answers; `https_url(path)`
+    serves the same files over TLS with a self-signed certificate.
 
     `requests` lists the paths asked for (to prove a server really fetched something)."""
 
@@ -305,7 +307,7 @@ class FixtureHTTPServer:
         self.root = Path(root)
         self.requests: list[str] = []
         self.stopping = threading.Event()
-        self.httpd = None
+        self.httpd = self.httpsd = None
         self.stall_socket = None
         self.stalled: list[socket.socket] = []
 
@@ -315,6 +317,10 @@ class FixtureHTTPServer:
 
     def url(self, path: str) -> str:
         return f"{self.base}/{path.lstrip('/')}"
+
+    def https_url(self, path: str) -> str:
+        """The same file over TLS (a self-signed certificate for 127.0.0.1, made at start)."""
+        return f"https://127.0.0.1:{self.https_port}/{path.lstrip('/')}"
 
     @property
     def stall_url(self) -> str:
@@ -327,12 +333,31 @@ class FixtureHTTPServer:
         self.port = self.httpd.server_address[1]
         self._generate()
         threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+        self._start_https(handler)
         self.stall_socket = socket.socket()
         self.stall_socket.bind(("127.0.0.1", 0))
         self.stall_socket.listen(16)
         self.stall_port = self.stall_socket.getsockname()[1]
         threading.Thread(target=self._stall, daemon=True).start()
         return self
+
+    def _start_https(self, handler):
+        """A second listener serving the same files over TLS, with a self-signed certificate
+        made by the `openssl` CLI: the `https://` scheme is tested on loopback too. A server
+        under test must be told not to verify it (MPD: `verify_peer "no"` in the curl input block)."""
+        cert, key = self.root.parent / "https-cert.pem", self.root.parent / "https-key.pem"
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+                        "-out", str(cert), "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                        "-days", "2"], check=True, capture_output=True)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        self.httpsd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler, bind_and_activate=False)
+        self.httpsd.daemon_threads = True
+        self.httpsd.socket = context.wrap_socket(self.httpsd.socket, server_side=True)
+        self.httpsd.server_bind()
+        self.httpsd.server_activate()
+        self.https_port = self.httpsd.server_address[1]
+        threading.Thread(target=self.httpsd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
 
     def _stall(self):
         """Accepts every connection and reads what the client sends, never answering: a server
@@ -385,9 +410,10 @@ class FixtureHTTPServer:
 
     def close(self):
         self.stopping.set()
-        if self.httpd is not None:
-            self.httpd.shutdown()
-            self.httpd.server_close()
+        for server in (self.httpd, self.httpsd):
+            if server is not None:
+                server.shutdown()
+                server.server_close()
         if self.stall_socket is not None:
             self.stall_socket.close()
         self.release_stalled()
