@@ -211,17 +211,17 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         super().__init__(*args, directory=str(fixture.root), **kwargs)
 
     def log_message(self, format, *args):
+        """Records the path of every answered request (send_response and send_error log it)."""
         self.fixture.requests.append(self.path)
 
     def do_GET(self):
         path = urllib.parse.urlsplit(self.path).path
         special = {
             "/missing": self._missing, "/redirect-loop": self._redirect_loop, "/endless.m3u": self._endless,
-            "/huge.m3u": self._huge, "/truncated.flac": self._truncated,
+            "/huge.m3u": self._huge, "/truncated.flac": self._truncated, "/dropping.mp3": self._dropping,
         }.get(path)
         if special is None:
             return super().do_GET()
-        self.fixture.requests.append(self.path)
         try:
             special()
         except (BrokenPipeError, ConnectionResetError):
@@ -281,6 +281,30 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self.close_connection = True
 
 
+    def _dropping(self):
+        """A live MP3 station (no Content-Length, paced at its 128 kb/s) whose first connection for
+        a given URL (query string included) is dropped after DROP_AFTER seconds; later ones
+        stream on: a listener that reconnects keeps playing, one that does not loses it."""
+        with self.fixture.lock:
+            first = self.path not in self.fixture.dropped
+            self.fixture.dropped.add(self.path)
+        data = (self.fixture.root / "stream.mp3").read_bytes()
+        self.send_response(200)
+        self.send_header("Content-Type", "audio/mpeg")
+        self.send_header("icy-name", "Dropping FM")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        step, interval = 4000, 0.25  # 16 000 bytes a second: 128 kb/s
+        limit = int(FixtureHTTPServer.DROP_AFTER / interval) * step if first else len(data)
+        for offset in range(0, min(limit, len(data)), step):
+            if self.fixture.stopping.is_set():
+                break
+            self.wfile.write(data[offset:offset + step])
+            self.wfile.flush()
+            time.sleep(interval)
+        self.close_connection = True
+
+
 class FixtureHTTPServer:
     """A threaded HTTP server on 127.0.0.1:<free port> for the radio tests.
 
@@ -294,13 +318,16 @@ class FixtureHTTPServer:
 
     Fault endpoints (`url(name)`): `/missing` answers 404; `/redirect-loop` redirects (302) to
     itself for ever; `/endless.m3u` is a 200 playlist that never ends; `/huge.m3u` is a
-    HUGE_BYTES playlist; `/truncated.flac` promises more than it sends, then closes. `stall_url`
+    HUGE_BYTES playlist; `/truncated.flac` promises more than it sends, then closes;
+    `/dropping.mp3?KEY` is a live MP3 whose first connection (per KEY) drops after DROP_AFTER
+    seconds (from a 60 s `stream.mp3`). `stall_url`
     is a second listener that accepts, reads the request and never answers; `https_url(path)`
     serves the same files over TLS with a self-signed certificate.
 
     `requests` lists the paths asked for (to prove a server really fetched something)."""
 
     HUGE_BYTES = 50 * 1024 * 1024
+    DROP_AFTER = 3
     PLAYLIST_FILES = ["tone.flac", "tone.wav", "tone.mp3"]
 
     def __init__(self, root: Path):
@@ -310,6 +337,8 @@ class FixtureHTTPServer:
         self.httpd = self.httpsd = None
         self.stall_socket = None
         self.stalled: list[socket.socket] = []
+        self.lock = threading.Lock()
+        self.dropped: set[str] = set()
 
     @property
     def base(self) -> str:
@@ -390,6 +419,8 @@ class FixtureHTTPServer:
             audio.encode(self.source, self.root / f"tone.{suffix}")
         audio.ffmpeg("-f", "lavfi", "-i", "sine=frequency=330:sample_rate=44100:duration=20", "-ac", "2",
                      "-c:a", "flac", *audio.BITEXACT, self.root / "long.flac")
+        audio.ffmpeg("-f", "lavfi", "-i", "sine=frequency=660:sample_rate=44100:duration=60", "-ac", "2",
+                     "-c:a", "libmp3lame", "-b:a", "128k", "-write_xing", "0", self.root / "stream.mp3")
         (self.root / "hls").mkdir(exist_ok=True)
         audio.ffmpeg("-f", "lavfi", "-i", "sine=frequency=550:sample_rate=44100:duration=6", "-ac", "2",
                      "-c:a", "aac", "-b:a", "128k", "-f", "hls", "-hls_time", "2", "-hls_list_size", "0",
