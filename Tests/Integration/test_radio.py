@@ -16,6 +16,8 @@ What MPD 0.23 does, measured with these fixtures, and where the tests follow the
   asks that the controls answer at once, which MPD does while playing; the time-out is asserted
   for Tonearm only (`test_a_stalled_station_gives_way_to_the_next_song`,
   `test_load_of_a_stalled_url_blocks_no_other_client`);
+- a connection that drops while the station is still on the air is not reconnected by MPD (the
+  song ends, no error); the reconnect the issue asks for is asserted for Tonearm only;
 - a WAV over HTTP loses its first 3 frames in MPD (a FLAC is exact): a strict xfail on MPD.
 """
 import re
@@ -421,8 +423,7 @@ def test_a_source_that_stops_mid_stream_gives_way_to_the_next_song(make_player_s
             ok(c, f'add "{icecast.url(mount)}"')
             ok(c, f'add "{A1}"')
             ok(c, "play")
-            wait_title_name = poll("the station's name", lambda: current(c).get("Name"), timeout=30)
-            assert wait_title_name == "Dropped FM"
+            assert poll("the station's name", lambda: current(c).get("Name"), timeout=30) == "Dropped FM"
             wait_elapsed(c, 0.5, timeout=30)
             icecast.stop_source(mount)
             wait_status(c, lambda s: s["state"] == "play" and s.get("song") == "1", timeout=30,
