@@ -82,13 +82,13 @@ def test_config_and_file_urls_are_for_local_clients_only(make_tonearm, tmp_path)
     server = make_tonearm(f'bind_to_address "{socket_path}"\n')
     with server.connect() as tcp:
         assert tcp.command("config") == ["ACK [4@0] {config} Command only permitted to local clients"]
-        assert tcp.command("urlhandlers") == ["OK"]
+        assert tcp.command("urlhandlers") == ["handler: http://", "handler: https://", "OK"]
     from support.servers import Connection
     with Connection.connect_unix(socket_path) as local:
         assert local.greeting == "OK MPD 0.24.0"
         assert local.command("config") == [f"music_directory: {server.music_dir}",
                                            f"playlist_directory: {server.workdir}/playlists", "OK"]
-        assert local.command("urlhandlers") == ["handler: file://", "OK"]
+        assert local.command("urlhandlers") == ["handler: file://", "handler: http://", "handler: https://", "OK"]
     assert oct(socket_path.stat().st_mode & 0o777) == "0o666"
 
 

@@ -372,8 +372,8 @@ KNOWN_DIFFERENCES = [
     ("Tonearm reads the POS of findadd/searchadd/searchaddpl's `position POS` after the filter (it needs "
      "the queue), MPD before: with both wrong, MPD names the position (docs/protocol.md)",
      _position_read_first),
-    ("Tonearm plays local files only (docs/protocol.md): a URL is an unsupported scheme, where MPD "
-     "tries its input plugins",
+    ("Tonearm plays http and https streams only (docs/protocol.md): a URL of another scheme is "
+     "unsupported, where MPD tries its other input plugins",
      lambda line, ours, mpd, again: b"://" in line and _message(ours) == b"Unsupported URI scheme"),
     ("albumart and listfiles refuse URIs with . or .. segments as 0.24.11 does (Bad relative path), where "
      "0.23 follows them out of the music folder (docs/protocol.md)",

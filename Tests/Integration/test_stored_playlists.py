@@ -135,11 +135,10 @@ def test_playlistadd(player_server):
         assert c.command("listplaylist other") == ["ACK [50@0] {listplaylist} No such playlist"]
         assert c.command('playlistadd all ""') == ["OK"]  # the whole database
         assert c.command("listplaylist all") == files(*URIS)
-        url = c.command('playlistadd web "http://example.com/stream.mp3"')
-        if player_server.kind == "mpd":
-            assert url == ["OK"]  # MPD stores any URL its input plugins can play
-        else:
-            assert url == ["ACK [2@0] {playlistadd} Unsupported URI scheme"]  # Tonearm plays local files only
+        # A stream URL is stored as it is, without connecting (the name is never looked up).
+        assert c.command('playlistadd web "http://radio.invalid/stream.mp3"') == ["OK"]
+        assert c.command("listplaylist web") == ["file: http://radio.invalid/stream.mp3", "OK"]
+        assert c.command('playlistadd web "foo://bar"') == ["ACK [2@0] {playlistadd} Unsupported URI scheme"]
 
 
 def test_playlistdelete(player_server):
