@@ -282,6 +282,30 @@ def test_pause_and_resume_a_live_stream(server, icecast):
                     what="play on after pause")
 
 
+def test_a_live_stream_cannot_seek_and_a_remote_file_can(server, icecast, web):
+    """A seek into a station on air is MPD's `ACK [5@0] {seekcur} Not seekable` and the station
+    plays on; seeking to 0 starts it again. A remote file from a server without ranges (Python's
+    http.server) seeks: Tonearm reads on to the target. (MPD answers OK too, but starts the file
+    again from 0, so its position is not asserted.)"""
+    with server.connect() as c:
+        play_station(c, icecast)
+        assert c.command("seekcur 5") == ["ACK [5@0] {seekcur} Not seekable"]
+        assert c.command("seek 0 3") == ["ACK [5@0] {seek} Not seekable"]
+        now = status(c)
+        assert now["state"] == "play" and now["error"] == "Not seekable"  # as MPD's player reports it
+        ok(c, "seekcur 0")
+        wait_elapsed(c, 0.5, timeout=30)
+        ok(c, "clear")
+        ok(c, f'add "{web.url("long.flac")}"')
+        ok(c, "play")
+        wait_elapsed(c, 0.2, timeout=30)
+        ok(c, "seekcur 12")
+        now = wait_status(c, lambda s: s["state"] == "play" and "elapsed" in s, what="the file playing")
+        assert "error" not in now  # a seek clears the error
+        if server.kind == "tonearm":
+            assert float(now["elapsed"]) >= 12
+
+
 def test_mpc_plays_a_station_and_shows_its_title(server, icecast, request):
     """`mpc add URL`, `mpc play`, then `mpc current` prints `STATION: TITLE` (mpc's default
     format for a song with a Name and a Title), and `mpc idleloop player` prints `player` when

@@ -153,6 +153,17 @@ package final class AudioDecoder {
         // for MP4 is the priming packet before timestamp 0 that the decoder needs as much.
         let timestamp =
             startTime + av_rescale_q(target - seekPreroll, AVRational(num: 1, den: Int32(sourceRate)), timeBase)
+        if streamMetadata != nil, input.format.pointee.pb?.pointee.seekable == 0 {
+            // A remote file whose server serves no ranges cannot move (FFmpeg's generic seek
+            // would read on and then fail to go back): the decoder was just opened for the
+            // seek, so it reads on to the target itself.
+            guard target >= cursor else { throw DecoderError(.seek, path: path, reason: "the stream cannot seek") }
+            staging.reset()
+            converter = nil
+            seekTarget = target
+            _ = try nextFrame()
+            return
+        }
         var status = av_seek_frame(input.format, input.stream.pointee.index, timestamp, AVSEEK_FLAG_BACKWARD)
         if status < 0, timestamp < startTime {
             status = av_seek_frame(input.format, input.stream.pointee.index, startTime, AVSEEK_FLAG_BACKWARD)

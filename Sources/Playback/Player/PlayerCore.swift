@@ -316,7 +316,27 @@ struct PlayerCore: Sendable {
     /// `seek POS TIME`: plays the song at `position` from `time` seconds into its range.
     mutating func seek(position: Int, to time: Double) throws(QueueError) {
         guard position >= 0 && position < queue.count else { throw .badSongIndex }
+        if isLiveStream(atPosition: position), time > 0 {
+            refuseSeek()
+            throw .notSeekable
+        }
         seek(validPosition: position, to: time)
+    }
+
+    /// A refused seek is a player error, as in MPD: `status` shows it (playback goes on) and
+    /// clients hear `player`.
+    private mutating func refuseSeek() {
+        error = "Not seekable"
+        events.insert(.player)
+    }
+
+    /// Whether the song at `position` is the current one and a stream that turned out to have
+    /// no length (a station on air): a seek into it is refused, as MPD refuses it, rather than
+    /// connecting again and failing. Seeking to 0 starts it again. Another stream is tried, as
+    /// MPD tries it: a remote file seeks.
+    func isLiveStream(atPosition position: Int) -> Bool {
+        guard let stream = currentStream, stream.token == queue.id(at: position) else { return false }
+        return stream.description.duration == nil
     }
 
     /// Plays the song at `position`, which is in the queue, from `time` seconds into its range.
@@ -346,6 +366,10 @@ struct PlayerCore: Sendable {
             let status = pipeline.status
             guard status.state != .stop, let track = status.track else { throw .notPlaying }
             target += (status.elapsed - track.start).rounded(.towardZero)
+        }
+        if isLiveStream(atPosition: position), target > 0 {
+            refuseSeek()
+            throw .notSeekable
         }
         seek(validPosition: position, to: max(0, target))
     }

@@ -3,6 +3,8 @@ package enum PlayerError: Error, Sendable, Equatable {
     /// Stopped (or nothing selected), where the command moves within what plays: `next`,
     /// `previous`, `seekcur`.
     case notPlaying
+    /// A seek into a live stream, which has no position to go to (MPD's `Not seekable`).
+    case notSeekable
 }
 
 /// Why the volume could not be read or changed.

@@ -19,4 +19,6 @@ package enum QueueError: Error, Sendable, Equatable {
     /// `addtagid` or `cleartagid` on a file: only a stream's tags may be edited, since a
     /// file's come from the file.
     case localFileTags
+    /// `seek` or `seekid` into a live stream, which has no position to go to.
+    case notSeekable
 }

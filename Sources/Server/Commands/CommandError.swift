@@ -41,6 +41,7 @@ enum CommandError {
         case .cannotEditCurrentSong: MPDError(.permission, "Cannot edit the current song")
         case .startPastSongEnd: MPDError(.argument, "Invalid start offset")
         case .localFileTags: MPDError(.permission, "Cannot edit tags of local file")
+        case .notSeekable: MPDError(.unknown, "Not seekable")
         }
     }
 
@@ -48,6 +49,8 @@ enum CommandError {
     static func ack(for error: PlayerError) -> MPDError {
         switch error {
         case .notPlaying: MPDError(.playerSync, "Not playing")
+        // MPD's player throws a plain runtime error, which becomes ACK 5.
+        case .notSeekable: MPDError(.unknown, "Not seekable")
         }
     }
 
