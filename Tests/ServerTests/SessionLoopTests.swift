@@ -172,8 +172,9 @@ struct SessionLoopTests {
         #expect(output.hasPrefix("music_directory: /"))
         #expect(output.contains("playlist_directory: /"))
         #expect(output.hasSuffix("OK\n"))
-        #expect(try await local.send("urlhandlers").text == "handler: file://\nOK\n")
-        #expect(try await remote.send("urlhandlers").text == "OK\n")
+        #expect(
+            try await local.send("urlhandlers").text == "handler: file://\nhandler: http://\nhandler: https://\nOK\n")
+        #expect(try await remote.send("urlhandlers").text == "handler: http://\nhandler: https://\nOK\n")
     }
 
     @Test("decoders lists the catalog")
