@@ -20,6 +20,15 @@ package enum RemoteStream {
         return false
     }
 
+    /// `uri` with its scheme in lower case (`HTTP://x` → `http://x`): clients may write it in
+    /// any case, as MPD's curl input takes it, but FFmpeg looks protocols up as written.
+    package static func lowercasingScheme(_ uri: String) -> String {
+        guard let separator = uri.firstRange(of: "://") else { return uri }
+        let scheme = uri[..<separator.lowerBound]
+        guard scheme.contains(where: { $0.isUppercase }) else { return uri }
+        return scheme.lowercased() + uri[separator.lowerBound...]
+    }
+
     /// Whether the decoder plays `uri`: it starts with one of ``schemes``, in any case, as
     /// MPD's input plugins compare them (`uri_supported_scheme`).
     package static func isSupported(_ uri: String) -> Bool {

@@ -11,17 +11,30 @@ import Foundation
 /// which a remote server may send at will). Nothing is fetched: no DTD, no external entity,
 /// no network.
 enum XSPFReader {
+    /// libxml2 wants its global state set up once before threads use it (two `load`s may
+    /// read playlists at once).
+    private static let initialized: Void = xmlInitParser()
+
     /// The tracks of `bytes`.
     static func entries(in bytes: [UInt8]) -> [PlaylistEntry] {
         guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { return [] }
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
-        let reader = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) {
-                xmlReaderForMemory($0.baseAddress, Int32($0.count), nil, nil, options)
+        _ = initialized
+        // The reader reads the bytes in place, so it lives inside their scope.
+        return bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { characters in
+                let options = Int32(
+                    XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+                guard
+                    let reader = xmlReaderForMemory(characters.baseAddress, Int32(characters.count), nil, nil, options)
+                else { return [] }
+                defer { xmlFreeTextReader(reader) }
+                return entries(of: reader)
             }
         }
-        guard let reader else { return [] }
-        defer { xmlFreeTextReader(reader) }
+    }
+
+    /// The tracks `reader` reads.
+    private static func entries(of reader: xmlTextReaderPtr) -> [PlaylistEntry] {
         var entries: [PlaylistEntry] = []
         var track: PlaylistEntry?
         // The open elements' local names, and the text of the innermost one.

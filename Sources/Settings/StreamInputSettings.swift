@@ -20,13 +20,35 @@ package struct StreamInputSettings: Sendable, Equatable {
         if let verify = block.parameter("verify_peer") { verifyPeer = try verify.boolean() }
         certificateAuthorities = block["cacert"].flatMap { $0.isEmpty ? nil : $0 }
         if let host = block["proxy"], !host.isEmpty {
-            var address = host
+            // curl takes the host with or without `http://`.
+            var address = host.hasPrefix("http://") ? String(host.dropFirst("http://".count)) : host
             if let port = block.parameter("proxy_port") { address += ":\(try port.integer(in: 0...65535))" }
             var credentials = ""
             if let user = block["proxy_user"], !user.isEmpty {
-                credentials = user + (block["proxy_password"].map { ":" + $0 } ?? "") + "@"
+                credentials = Self.escaped(user) + (block["proxy_password"].map { ":" + Self.escaped($0) } ?? "") + "@"
             }
             proxy = "http://" + credentials + address
         }
+    }
+
+    /// `text` percent-encoded for the user part of a URL: a `@`, `:` or `/` in a password
+    /// would otherwise end it.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            let unreserved =
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "~")
+            if unreserved {
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                result.unicodeScalars.append("%")
+                result.unicodeScalars.append(hex[Int(byte >> 4)])
+                result.unicodeScalars.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return result
     }
 }

@@ -31,8 +31,37 @@ import Testing
         #expect(!RemoteStream.isSupported("ftp://127.0.0.1/a.mp3"))
         #expect(!RemoteStream.isSupported("Album/http:/x.flac"))
         #expect(RemoteStream.hasScheme("foo://bar") && !RemoteStream.hasScheme("a:/b") && !RemoteStream.hasScheme("x"))
+        #expect(RemoteStream.lowercasingScheme("HTTPS://Host/Path") == "https://Host/Path")
+        #expect(RemoteStream.lowercasingScheme("http://Host/A") == "http://Host/A")
         #expect(Song(streamURL: "http://127.0.0.1/live").isStream)
         #expect(!Song(streamURL: "file:///music/a.flac").isStream)
         #expect(!Song(uri: "a/b.flac", lastModified: 1, added: 1, audioFormat: nil, duration: nil, tags: []).isStream)
+    }
+}
+
+/// The interrupt FFmpeg's blocking calls ask: a control raises it, and a watched call that
+/// waits too long gives up as having timed out.
+@Suite struct DecoderInterruptTests {
+    @Test func aControlAfterTheStepRaisesIt() {
+        let epoch = InterruptEpoch()
+        let interrupt = DecoderInterrupt(epoch, since: epoch.current)
+        #expect(!interrupt.isRaised)
+        epoch.advance()
+        #expect(interrupt.isRaised && !interrupt.hasTimedOut)
+        // One made for a step taken before the control is raised from the start.
+        #expect(DecoderInterrupt(epoch, since: epoch.current &- 1).isRaised)
+    }
+
+    @Test func aWatchedCallGivesUpAfterItsTime() async throws {
+        let interrupt = DecoderInterrupt()
+        interrupt.watch(0.05)
+        #expect(!interrupt.isRaised)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(interrupt.isRaised && interrupt.hasTimedOut)
+        let unwatched = DecoderInterrupt()
+        unwatched.watch(0.05)
+        unwatched.unwatch()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!unwatched.isRaised && !unwatched.hasTimedOut)
     }
 }

@@ -297,6 +297,9 @@ struct ConfigurationLoaderTests {
             ])
         #expect(error("input {\n plugin \"curl\"\n verify_peer \"maybe\"\n}") != nil)
         #expect(try load("input {\n plugin \"curl\"\n proxy \"p\"\n}").0.streamInput.proxy == "http://p")
+        let escaped = try load(
+            "input {\n plugin \"curl\"\n proxy \"http://p\"\n proxy_user \"a@b\"\n proxy_password \"c:d/é\"\n}")
+        #expect(escaped.0.streamInput.proxy == "http://a%40b:c%3Ad%2F%C3%A9@p")
     }
 
     @Test("without a file the search path is tried, then the defaults apply")

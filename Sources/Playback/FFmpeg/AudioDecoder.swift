@@ -1,6 +1,6 @@
 import CFFmpeg
 import Foundation
-package import MusicModel
+import MusicModel
 import Settings
 
 /// Decodes one file to interleaved PCM. Not thread-safe: one decoder thread owns it.
@@ -30,20 +30,22 @@ package final class AudioDecoder {
     package private(set) var bitrate = 0
 
     /// The opened input; a live stream's is replaced when its connection is made again.
-    private var input: DecoderInput
+    var input: DecoderInput
     /// Raised by the controls; FFmpeg's network calls for this input end early then. Kept
     /// here because the input's callback points at it.
-    private let interrupt: DecoderInterrupt
+    let interrupt: DecoderInterrupt
     /// A stream's own tags and live title; `nil` for a file, whose tags the database has.
-    private var streamMetadata: StreamMetadata?
+    var streamMetadata: StreamMetadata?
     /// How a stream is fetched.
-    private let network: StreamInputSettings
-    /// Connections of a live stream made again in a row, without a packet read in between.
-    private var reconnects = 0
+    let network: StreamInputSettings
+    /// Connections of a live stream made again since it last played ``steadyAudio`` seconds.
+    var reconnects = 0
+    /// Where the last connection made again started, in source samples.
+    var reconnectedAt: Int64 = 0
     private let packet: UnsafeMutablePointer<AVPacket>
     private let frame: UnsafeMutablePointer<AVFrame>
     /// Samples per second of the source: the unit of every position below.
-    private let sourceRate: Int
+    let sourceRate: Int
     private let timeBase: AVRational
     private let startTime: Int64
     /// See ``DecoderInput/audibleEnd(sampleRate:)``.
@@ -51,7 +53,7 @@ package final class AudioDecoder {
     private let seekPreroll: Int64
 
     /// The source sample the next sample taken from `frame` is.
-    private var cursor: Int64 = 0
+    var cursor: Int64 = 0
     /// Samples of `frame` already used, and the number it may give in all (after trimming).
     private var frameOffset = 0
     private var frameLimit = 0
@@ -59,7 +61,7 @@ package final class AudioDecoder {
     /// from timestamps rather than counting.
     private var seekTarget: Int64?
     /// The demuxer is exhausted and the decoder has been told to drain.
-    private var draining = false
+    var draining = false
     /// No more frames will come (the decoder is drained, or the audible end was reached).
     private var exhausted = false
     private var converterFlushed = false
@@ -337,7 +339,12 @@ package final class AudioDecoder {
     /// Reads the next packet of the stream and sends it to the decoder; at the end of the
     /// container, tells the decoder to drain.
     private func feedPacket() throws(DecoderError) {
+        if streamMetadata != nil { interrupt.watch(Double(DecoderInput.streamTimeout) / 1e6) }
         let status = av_read_frame(input.format, packet)
+        interrupt.unwatch()
+        if status == TONEARM_AVERROR_EXIT, interrupt.hasTimedOut {
+            throw DecoderError(.decode, path: path, reason: DecoderInput.timeoutReason)
+        }
         if status < 0, status != TONEARM_AVERROR_EXIT, try reconnectLiveStream(after: status) { return }
         if status < 0 {
             // A truncated file ends where its data ends; only a real I/O error fails the song.
@@ -350,50 +357,13 @@ package final class AudioDecoder {
             return
         }
         defer { av_packet_unref(packet) }
-        reconnects = 0
+        if reconnects > 0, cursor - reconnectedAt > Int64(Self.steadyAudio * Double(sourceRate)) { reconnects = 0 }
         streamMetadata?.poll(input)
         guard packet.pointee.stream_index == input.stream.pointee.index else { return }
         noteBitrate()
         let sent = avcodec_send_packet(input.codec, packet)
         if sent < 0, sent != TONEARM_AVERROR_EAGAIN { try skipDamaged(sent) }
     }
-
-    /// Tries to connect again to a live stream (a stream without a length) that ended or broke
-    /// off, for a dropped connection ends a station that is still on air; a few tries, a
-    /// second apart, each cut short by the interrupt. Decoding goes on from the new
-    /// connection's first packet, as long as it keeps the sample rate.
-    /// - Returns: whether it is connected again.
-    /// - Throws: the last try's error, so that `status` tells why the station went silent.
-    private func reconnectLiveStream(after status: Int32) throws(DecoderError) -> Bool {
-        guard streamMetadata != nil, duration == nil, reconnects < Self.reconnectLimit else { return false }
-        var failure = DecoderError(.decode, path: path, code: status)
-        while reconnects < Self.reconnectLimit {
-            reconnects += 1
-            if reconnects > 1 {
-                // A second between tries, in steps that let a control end the wait.
-                for _ in 0..<10 where !interrupt.isRaised { Thread.sleep(forTimeInterval: 0.1) }
-            }
-            if interrupt.isRaised { throw DecoderError(.interrupted, path: path, code: TONEARM_AVERROR_EXIT) }
-            do throws(DecoderError) {
-                let fresh = try DecoderInput.open(path: path, interrupt: interrupt, network: network)
-                guard Int(fresh.codec.pointee.sample_rate) == sourceRate else {
-                    fresh.close()
-                    throw DecoderError(.decode, path: path, reason: "the stream changed its sample rate")
-                }
-                input.close()
-                input = fresh
-                streamMetadata?.reconnected(fresh)
-                draining = false
-                return true
-            } catch {
-                failure = error
-            }
-        }
-        throw failure
-    }
-
-    /// Tries at connecting again to a live stream that broke off.
-    private static let reconnectLimit = 3
 
     /// A packet failed to decode; libavcodec has dropped it. Goes on unless the error means
     /// decoding cannot continue (out of memory, a bug, a broken external library) or every
@@ -421,10 +391,6 @@ package final class AudioDecoder {
             bitrate = Int(input.codec.pointee.bit_rate / 1000)
         }
     }
-
-    /// A stream's tags (its name, the title on air, a remote file's own tags), once after they
-    /// changed: right after opening, then at each new title. Always `nil` for a file.
-    package func takeStreamTags() -> [TagValue]? { streamMetadata?.take() }
 
     /// Turns FFmpeg's 32-bit samples (24 significant bits at the top) into MPD's s24 layout:
     /// the value in the low 24 bits, sign-extended.

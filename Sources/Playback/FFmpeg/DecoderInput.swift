@@ -1,4 +1,5 @@
 import CFFmpeg
+import MusicModel
 import Settings
 
 /// The FFmpeg objects behind one ``AudioDecoder``: the opened container, its best audio stream
@@ -35,10 +36,13 @@ struct DecoderInput {
             format?.pointee.max_analyze_duration = Self.streamAnalyzeDuration
         }
         var options = isStream ? Self.streamOptions(network) : nil
+        if isStream { interrupt.watch(Double(streamTimeout) / 1e6) }
+        defer { interrupt.unwatch() }
         // On failure FFmpeg frees the context it was given.
-        let opened = avformat_open_input(&format, path, nil, &options)
+        let opened = avformat_open_input(&format, isStream ? RemoteStream.lowercasingScheme(path) : path, nil, &options)
         av_dict_free(&options)
         guard opened >= 0, let openedFormat = format else {
+            if interrupt.hasTimedOut { throw DecoderError(.open, path: path, reason: Self.timeoutReason) }
             let unreadable = [TONEARM_AVERROR_ENOENT, TONEARM_AVERROR_EACCES, TONEARM_AVERROR_EISDIR].contains(opened)
             throw DecoderError(unreadable ? .unreadable : .open, path: path, code: opened)
         }
@@ -51,7 +55,10 @@ struct DecoderInput {
             }
         }
         let probed = avformat_find_stream_info(openedFormat, nil)
-        if probed < 0 { throw DecoderError(.open, path: path, code: probed) }
+        if probed < 0 {
+            if interrupt.hasTimedOut { throw DecoderError(.open, path: path, reason: Self.timeoutReason) }
+            throw DecoderError(.open, path: path, code: probed)
+        }
         var decoder: UnsafePointer<AVCodec>?
         let index = av_find_best_stream(openedFormat, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
         guard index >= 0, let decoder, let stream = openedFormat.pointee.streams[Int(index)] else {
@@ -74,9 +81,12 @@ struct DecoderInput {
     }
 
     /// How long a stream may keep the decoder waiting for a connection or for data before it
-    /// fails, in microseconds: MPD's curl input gives up after 10 s too (its connect timeout,
-    /// and its low-speed limit of 10 s without data).
+    /// fails, in microseconds. Tonearm's own bound: MPD 0.23 gives up on a connection after
+    /// 10 s too, but waits for data without end.
     static let streamTimeout = 10_000_000
+
+    /// What `status` says when a stream sent nothing for ``streamTimeout``.
+    static let timeoutReason = "no data for 10 seconds"
 
     /// How much of a stream FFmpeg reads to tell its container, in bytes.
     static let streamProbeBytes: Int32 = 64 << 10

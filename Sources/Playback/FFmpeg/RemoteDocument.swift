@@ -1,6 +1,7 @@
 import CFFmpeg
 import Dispatch
 import Foundation
+import MusicModel
 package import Settings
 
 /// A small document read over the network with FFmpeg's HTTP input: a radio station's
@@ -20,6 +21,9 @@ package struct RemoteDocument: Sendable {
         case unreachable(String)
         /// It did not arrive whole before the deadline.
         case timedOut
+        /// Its `Content-Type` says it is not what the caller reads (a station's audio where a
+        /// playlist was expected): nothing of the body was read.
+        case refused
     }
 
     /// The most of a playlist that is read: 16,384 entries (MPD's default
@@ -28,15 +32,28 @@ package struct RemoteDocument: Sendable {
     /// How long reading one may take, connection included.
     package static let timeLimit: Duration = .seconds(15)
 
-    /// Reads `url` on a thread of Dispatch's, leaving the caller's free.
+    /// The fetches under way at once, each on a thread of its own: enough for a few clients
+    /// loading stations, without letting many `load`s of slow servers take Dispatch's threads.
+    private static let fetchers: OperationQueue = {
+        let queue = OperationQueue()
+        queue.name = "tonearm.remote-documents"
+        queue.maxConcurrentOperationCount = 4
+        return queue
+    }()
+
+    /// Reads `url` on a fetcher thread, leaving the caller's free.
+    /// - Parameter accepts: asked with the `Content-Type` as soon as the server answered; the
+    ///   body is read only when it says yes.
     package static func fetch(
-        _ url: String, network: StreamInputSettings, sizeLimit: Int = sizeLimit, timeLimit: Duration = timeLimit
+        _ url: String, network: StreamInputSettings, sizeLimit: Int = sizeLimit, timeLimit: Duration = timeLimit,
+        accepts: @escaping @Sendable (String?) -> Bool = { _ in true }
     ) async throws(Failure) -> RemoteDocument {
         let result: Result<RemoteDocument, Failure> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            fetchers.addOperation {
                 continuation.resume(
                     returning: Result { () throws(Failure) in
-                        try read(url, network: network, sizeLimit: sizeLimit, deadline: .now + timeLimit)
+                        try read(
+                            url, network: network, sizeLimit: sizeLimit, deadline: .now + timeLimit, accepts: accepts)
                     })
             }
         }
@@ -44,16 +61,17 @@ package struct RemoteDocument: Sendable {
     }
 
     /// Reads `url` on the calling thread, which it blocks until `deadline` at the latest.
-    static func read(_ url: String, network: StreamInputSettings, sizeLimit: Int, deadline: ContinuousClock.Instant)
-        throws(Failure) -> RemoteDocument
-    {
+    static func read(
+        _ url: String, network: StreamInputSettings, sizeLimit: Int, deadline: ContinuousClock.Instant,
+        accepts: (String?) -> Bool
+    ) throws(Failure) -> RemoteDocument {
         let timer = DecoderInterrupt(deadline: deadline)
         // FFmpeg's context points at the timer until it is closed, below.
         defer { withExtendedLifetime(timer) {} }
         var callback = timer.callback
         var options = DecoderInput.streamOptions(network)
         var context: UnsafeMutablePointer<AVIOContext>?
-        let opened = avio_open2(&context, url, AVIO_FLAG_READ, &callback, &options)
+        let opened = avio_open2(&context, RemoteStream.lowercasingScheme(url), AVIO_FLAG_READ, &callback, &options)
         av_dict_free(&options)
         guard opened >= 0, let context else {
             if timer.isRaised { throw .timedOut }
@@ -63,6 +81,8 @@ package struct RemoteDocument: Sendable {
             var closing: UnsafeMutablePointer<AVIOContext>? = context
             avio_closep(&closing)
         }
+        let type = mimeType(of: context)
+        guard accepts(type) else { throw .refused }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
@@ -74,11 +94,11 @@ package struct RemoteDocument: Sendable {
             }
             if bytes.count + Int(count) > sizeLimit {
                 bytes.append(contentsOf: chunk[0..<(sizeLimit - bytes.count)])
-                return RemoteDocument(bytes: bytes, mimeType: mimeType(of: context), isTruncated: true)
+                return RemoteDocument(bytes: bytes, mimeType: type, isTruncated: true)
             }
             bytes.append(contentsOf: chunk[0..<Int(count)])
         }
-        return RemoteDocument(bytes: bytes, mimeType: mimeType(of: context))
+        return RemoteDocument(bytes: bytes, mimeType: type)
     }
 
     /// The HTTP input's `mime_type`, without parameters (`audio/x-scpls; charset=…`).

@@ -8,8 +8,13 @@ import MusicModel
 /// SHOUTcast and Icecast servers interleave with the audio (`StreamTitle='…';`), which
 /// FFmpeg's HTTP input keeps as its latest `icy_metadata_packet`.
 struct StreamMetadata {
-    private let fileTags: [TagValue]
+    /// The container's tags: a remote file's, or an Ogg station's Vorbis comments, which
+    /// change with each song (Icecast sends no ICY titles for Ogg).
+    private var fileTags: [TagValue]
     private let name: String?
+    /// Whether the server sent ICY headers: a SHOUTcast or Icecast station, which a dropped
+    /// connection does not end.
+    let isStation: Bool
     /// The latest metadata packet, as FFmpeg gave it.
     private var packet: String?
     private var title: String?
@@ -19,7 +24,10 @@ struct StreamMetadata {
     /// Reads what `input` said while it opened.
     init(_ input: DecoderInput) {
         fileTags = MetadataReader.streamTags(context: input.format, stream: input.stream)
-        name = Self.option("icy_metadata_headers", of: input.format).flatMap(Self.stationName)
+        Self.clearMetadataUpdates(input)
+        let headers = Self.option("icy_metadata_headers", of: input.format)
+        name = headers.flatMap(Self.stationName)
+        isStation = headers != nil
         poll(input)
         changed = true
     }
@@ -38,6 +46,15 @@ struct StreamMetadata {
 
     /// Looks for a new ICY metadata packet (after each packet read from the stream).
     mutating func poll(_ input: DecoderInput) {
+        let flags = input.format.pointee.event_flags | input.stream.pointee.event_flags
+        if flags & (AVFMT_EVENT_FLAG_METADATA_UPDATED | AVSTREAM_EVENT_FLAG_METADATA_UPDATED) != 0 {
+            Self.clearMetadataUpdates(input)
+            let updated = MetadataReader.streamTags(context: input.format, stream: input.stream)
+            if updated != fileTags {
+                fileTags = updated
+                changed = true
+            }
+        }
         guard let latest = Self.option("icy_metadata_packet", of: input.format), latest != packet else { return }
         packet = latest
         let parsed = Self.streamTitle(in: latest)
@@ -59,6 +76,12 @@ struct StreamMetadata {
         guard changed else { return nil }
         changed = false
         return tags
+    }
+
+    /// Forgets that the demuxer updated the metadata, so that the next update is seen.
+    private static func clearMetadataUpdates(_ input: DecoderInput) {
+        input.format.pointee.event_flags &= ~AVFMT_EVENT_FLAG_METADATA_UPDATED
+        input.stream.pointee.event_flags &= ~AVSTREAM_EVENT_FLAG_METADATA_UPDATED
     }
 
     /// A string option of the HTTP input below `format`'s I/O context.

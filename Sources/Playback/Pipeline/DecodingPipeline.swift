@@ -49,8 +49,8 @@ package final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
         settings = Locked(PipelineSettings(replayGain: replayGain, configuredFormat: configuredFormat))
         events = PipelineEventDispatcher(nowPlaying: nowPlaying, log: log)
         DecoderThread(
-            transport: transport, settings: settings, events: events, outputFormats: outputs.map(\.format),
-            openSource: openSource
+            transport: transport, settings: settings, events: events, nowPlaying: nowPlaying,
+            outputFormats: outputs.map(\.format), openSource: openSource
         ).start()
         for index in outputs.indices {
             // Readers are registered before any thread runs, so no output misses the first

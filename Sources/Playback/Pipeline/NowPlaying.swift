@@ -53,6 +53,9 @@ struct NowPlaying {
     private(set) var played = 0.0
     /// See ``ReferenceChunk``.
     private(set) var referenceChunk: ReferenceChunk?
+    /// What streams said of themselves, by serial, until the chunk decoded with it is played
+    /// (``ChunkInfo/described``).
+    private var descriptions: [UInt32: (token: Int, description: StreamDescription)] = [:]
 
     /// What `status` shows.
     var status: PipelineStatus {
@@ -80,15 +83,31 @@ struct NowPlaying {
         bitrate = 0
         tracks = [track.token: track]
         queuedToken = nil
+        descriptions = [:]
     }
 
     /// `stop`, starting `generation`.
     mutating func stop(generation: UInt64) {
         self.generation = generation
+        descriptions = [:]
         playingToken = nil
         bitrate = 0
         paused = false
         outputsFailure = nil
+    }
+
+    /// The decoder read what the stream `token` plays says of itself, and marks the chunk it
+    /// commits next with `serial`.
+    mutating func recordDescription(_ description: StreamDescription, serial: UInt32, token: Int) {
+        descriptions[serial] = (token, description)
+    }
+
+    /// The description the chunk just played carried (and any older one, never played: a
+    /// later one replaces it).
+    mutating func takeDescription(_ serial: UInt32) -> (token: Int, description: StreamDescription)? {
+        let found = descriptions[serial]
+        descriptions = descriptions.filter { $0.key > serial }
+        return found
     }
 
     /// The player queued `track` to follow.

@@ -12,6 +12,10 @@ struct ChunkInfo: Sendable {
     var bitrate: Int
     /// An empty chunk that says the stream ends here: nothing follows until a new `play`.
     var isEnd: Bool
+    /// A stream said what it is while this chunk was decoded: the serial of that
+    /// ``StreamDescription`` in ``NowPlaying``, which the player hears when the chunk is
+    /// played, as MPD's player applies a chunk's tag; 0 for none.
+    var described: UInt32 = 0
 
     static let empty = ChunkInfo(token: 0, time: 0, length: 0, format: .cd, bitrate: 0, isEnd: false)
 }

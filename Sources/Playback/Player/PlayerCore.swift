@@ -323,22 +323,6 @@ struct PlayerCore: Sendable {
         seek(validPosition: position, to: time)
     }
 
-    /// A refused seek is a player error, as in MPD: `status` shows it (playback goes on) and
-    /// clients hear `player`.
-    private mutating func refuseSeek() {
-        error = "Not seekable"
-        events.insert(.player)
-    }
-
-    /// Whether the song at `position` is the current one and a stream that turned out to have
-    /// no length (a station on air): a seek into it is refused, as MPD refuses it, rather than
-    /// connecting again and failing. Seeking to 0 starts it again. Another stream is tried, as
-    /// MPD tries it: a remote file seeks.
-    func isLiveStream(atPosition position: Int) -> Bool {
-        guard let stream = currentStream, stream.token == queue.id(at: position) else { return false }
-        return stream.description.duration == nil
-    }
-
     /// Plays the song at `position`, which is in the queue, from `time` seconds into its range.
     private mutating func seek(validPosition position: Int, to time: Double) {
         let index = queue.random ? queue.orderIndex(ofPosition: position) : position

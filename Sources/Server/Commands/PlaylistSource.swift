@@ -38,7 +38,7 @@ struct PlaylistSource {
         if !argument.hasPrefix("/") && argument.contains("://")
             && !(argument.utf8.count >= 7 && argument.prefix(7).lowercased() == "file://")
         {
-            return  // a remote playlist: `open` answers that there is no such playlist
+            return  // a remote playlist: `open` fetches it when it has a scheme the decoder plays
         }
         _ = try LibraryURI.local(argument, allowEmpty: false)
     }
@@ -46,9 +46,10 @@ struct PlaylistSource {
     /// Opens the playlist `argument` names. A smart playlist's rule is evaluated now: its
     /// entries are the songs it chooses (docs/smart-playlists.md).
     /// - Throws: ``LibraryError/noSuchPlaylist(_:)`` when neither a smart or stored playlist nor
-    ///   a readable playlist file in the music folder has that name (Tonearm opens no remote
-    ///   playlists); ``LibraryError/invalidSmartPlaylist(_:line:reason:)`` for a smart
-    ///   playlist's file that does not read.
+    ///   a readable playlist file in the music folder has that name, and for a URL that gives
+    ///   no playlist (``remoteEntries(_:network:)``);
+    ///   ``LibraryError/invalidSmartPlaylist(_:line:reason:)`` for a smart playlist's file that
+    ///   does not read.
     static func open(_ argument: String, _ server: ServerContext) async throws -> PlaylistSource {
         let library = server.library
         let resolver = PlaylistEntryResolver(
@@ -89,17 +90,19 @@ struct PlaylistSource {
     static func remoteEntries(_ url: String, network: StreamInputSettings) async throws -> (
         entries: [PlaylistEntry], truncated: Bool
     ) {
+        let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        let bySuffix = PlaylistFormat(suffixOf: path)
+        @Sendable func format(_ mimeType: String?) -> PlaylistFormat? {
+            mimeType.flatMap(PlaylistFormat.init(mimeType:)) ?? bySuffix
+        }
         let document: RemoteDocument
         do throws(RemoteDocument.Failure) {
-            document = try await RemoteDocument.fetch(url, network: network)
+            // A station's audio is no playlist: known from its headers, before any of it is read.
+            document = try await RemoteDocument.fetch(url, network: network) { format($0) != nil }
         } catch {
             throw LibraryError.noSuchPlaylist(url)
         }
-        let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
-        guard let format = document.mimeType.flatMap(PlaylistFormat.init(mimeType:)) ?? PlaylistFormat(suffixOf: path)
-        else {
-            throw LibraryError.noSuchPlaylist(url)
-        }
+        guard let format = format(document.mimeType) else { throw LibraryError.noSuchPlaylist(url) }
         let folder = path[..<(path.lastIndex(of: "/") ?? path.endIndex)]
         var bytes = document.bytes[...]
         if document.isTruncated, let lastLineFeed = bytes.lastIndex(of: UInt8(ascii: "\n")) {

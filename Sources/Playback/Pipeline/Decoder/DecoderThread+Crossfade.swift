@@ -146,9 +146,14 @@ extension DecoderThread {
     ) -> CrossfadeState.Phase {
         let settings = context.settings
         let refused = CrossfadeState.Phase.refused(token: upcoming.token, settings: settings)
+        // MPD fades only between songs of known lengths: a live stream on either side is refused
+        // before connecting to the next one, which would be done again at the border.
+        if (upcoming.isStream && upcoming.duration == nil) || (playing.end ?? current.duration) == nil {
+            return refused
+        }
         let opened: any PCMSource
         do {
-            opened = try openSource(upcoming, DecoderInterrupt(transport.interrupts))
+            opened = try openSource(upcoming, streamInterrupt())
             if upcoming.start > 0 { try opened.seek(to: upcoming.start) }
         } catch {
             return refused  // it fails again, and is reported, when the decoder gets there

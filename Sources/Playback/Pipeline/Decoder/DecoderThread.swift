@@ -24,6 +24,8 @@ final class DecoderThread: @unchecked Sendable {
     private let settings: Locked<PipelineSettings>
     /// Where events for the player go.
     let events: PipelineEventDispatcher
+    /// What plays, where a stream's descriptions wait for their chunk to be heard.
+    private let nowPlaying: Locked<NowPlaying>
     /// Opens a song for decoding.
     let openSource: SourceOpener
     /// Each output's forced `format`, in configuration order: the first one sets the stream's.
@@ -33,15 +35,20 @@ final class DecoderThread: @unchecked Sendable {
     private var track: PipelineTrack?
     private var sessionFormat: PCMFormat?
     private var gainStage = SoftwareVolume()
+    /// The interrupt count when the current step was taken (``streamInterrupt()``).
+    private var stepEpoch: UInt64 = 0
+    /// The serial of the last stream description read (``ChunkInfo/described``).
+    private var descriptionSerial: UInt32 = 0
     /// The crossfade under way or planned.
     var fade: CrossfadeState
 
     /// Creates the thread's state.
     init(
         transport: PipelineTransport, settings: Locked<PipelineSettings>, events: PipelineEventDispatcher,
-        outputFormats: [String?], openSource: @escaping SourceOpener
+        nowPlaying: Locked<NowPlaying>, outputFormats: [String?], openSource: @escaping SourceOpener
     ) {
         self.transport = transport
+        self.nowPlaying = nowPlaying
         self.settings = settings
         self.events = events
         self.outputFormats = outputFormats
@@ -100,6 +107,9 @@ final class DecoderThread: @unchecked Sendable {
             let step = transport.decoder.nextStep(
                 hasSource: source != nil, shutdown: transport.isShutDown, borderPause: transport.borderPause,
                 crossfadeEnabled: crossfadeEnabled, buffer: transport.buffer)
+            // Read with the step, under the lock the controls advance it under: a control after
+            // the step raises the interrupts made for it, even one before the open starts.
+            stepEpoch = transport.interrupts.current
             if case .decode = step { return (step, transport.generation, transport.buffer.space()) }
             if step != .wait {
                 return (step, transport.generation, UnsafeMutableRawBufferPointer(start: nil, count: 0))
@@ -116,7 +126,7 @@ final class DecoderThread: @unchecked Sendable {
             fade.dither = PCMDither()
         }
         do {
-            let opened = try openSource(wanted, DecoderInterrupt(transport.interrupts))
+            let opened = try openSource(wanted, streamInterrupt())
             if offset > 0 { try opened.seek(to: offset) }
             source = opened
             track = wanted
@@ -130,7 +140,7 @@ final class DecoderThread: @unchecked Sendable {
     private func resume(_ wanted: PipelineTrack, offset: Double, generation: UInt64) {
         fade.reset()
         do {
-            let opened = try openSource(wanted, DecoderInterrupt(transport.interrupts))
+            let opened = try openSource(wanted, streamInterrupt())
             try opened.seek(to: offset)
             source = opened
             track = wanted
@@ -145,7 +155,7 @@ final class DecoderThread: @unchecked Sendable {
     private func openNext(_ wanted: PipelineTrack, generation: UInt64) {
         fade.reset()  // a song opened ahead for a fade that did not happen
         do {
-            let opened = try openSource(wanted, DecoderInterrupt(transport.interrupts))
+            let opened = try openSource(wanted, streamInterrupt())
             if wanted.start > 0 { try opened.seek(to: wanted.start) }
             transport.withLock {
                 guard generation == transport.generation else { return }
@@ -211,10 +221,15 @@ final class DecoderThread: @unchecked Sendable {
                 logFailure(error, generation: generation)
             }
         }
+        var described: UInt32 = 0
         if let tags = current.takeStreamTags() {
+            // Heard when this chunk is played, not now: the buffer may hold seconds before it.
+            descriptionSerial &+= 1
+            if descriptionSerial == 0 { descriptionSerial = 1 }
+            described = descriptionSerial
             let description = StreamDescription(
                 tags: tags, duration: current.duration, audioFormat: current.sourceFormat.description)
-            events.post(.streamDescribed(token: playing.token, description), generation: generation)
+            nowPlaying.withLock { $0.recordDescription(description, serial: described, token: playing.token) }
         }
         transport.withLock {
             transport.decoder.lastFormat = format
@@ -223,7 +238,7 @@ final class DecoderThread: @unchecked Sendable {
                 transport.buffer.commit(
                     ChunkInfo(
                         token: playing.token, time: time, length: length, format: format, bitrate: current.bitrate,
-                        isEnd: false))
+                        isEnd: false, described: described))
                 transport.announceChunk()
             } else {
                 // The song is over (or broke off): what comes next is the scheduler's choice.
@@ -247,6 +262,12 @@ final class DecoderThread: @unchecked Sendable {
         if let error = error as? DecoderError { return error.message(uri: track.uri ?? track.path) }
         let text = "\(error)"
         return text.isEmpty ? "Failed to decode \(track.uri ?? track.path)" : text
+    }
+
+    /// An interrupt for what the current step opens: raised by the next `play`, `stop` or
+    /// seek after the step was taken.
+    func streamInterrupt() -> DecoderInterrupt {
+        DecoderInterrupt(transport.interrupts, since: stepEpoch)
     }
 
     /// Logs why a song failed, unless a control ended its wait (the song is no longer wanted).

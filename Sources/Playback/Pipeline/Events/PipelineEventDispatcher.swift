@@ -56,7 +56,10 @@ final class PipelineEventDispatcher: Sendable {
             case .finished: event = .finished
             case .failed(let message): event = .failed(message)
             case .outputsFailed(let message): event = .outputsFailed(message)
-            case .streamDescribed(let token, let description): event = .streamDescribed(token: token, description)
+            case .streamReached(let serial):
+                event = nowPlaying.withLock { $0.takeDescription(serial) }.map {
+                    .streamDescribed(token: $0.token, $0.description)
+                }
             }
             if let event, let handler = handler.value { handler(generation, event) }
         }

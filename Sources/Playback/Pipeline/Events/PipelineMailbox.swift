@@ -11,7 +11,8 @@ final class PipelineMailbox: @unchecked Sendable {
         case finished
         case failed(String)
         case outputsFailed(String)
-        case streamDescribed(token: Int, StreamDescription)
+        /// The reference output played a chunk that carries a stream's description.
+        case streamReached(serial: UInt32)
         /// A line for the server's log (a failure's full reason, an output that opened), not an
         /// event for the player.
         case log(PipelineLogEntry)

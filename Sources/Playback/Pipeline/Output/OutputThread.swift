@@ -174,6 +174,9 @@ final class OutputThread: @unchecked Sendable {
                 }
             }
             currentToken = info.token
+            if isReference && info.described != 0 {
+                events.post(.streamReached(serial: info.described), generation: transport.generation)
+            }
             if isReference {
                 let seconds = Double(bytes.count) / Double(info.format.bytesPerSecond)
                 let generation = transport.generation

@@ -1,8 +1,9 @@
 import MusicModel
 
-/// The tags of queued streams: what the stream itself says while it plays (a station's name,
-/// the title on air, a remote file's own tags), and what clients set with `addtagid` and
-/// `cleartagid`. A file's tags come from the database and never change here.
+/// What is particular to queued streams: their tags (what the stream itself says while it
+/// plays: a station's name, the title on air, a remote file's own tags; and what clients set
+/// with `addtagid` and `cleartagid`; a file's come from the database and never change here),
+/// and a station's refusal to seek.
 extension PlayerCore {
     /// `addtagid` and `cleartagid`: changes the tags of the stream with queue id `id`, as one
     /// change of the queue (MPD's `playlist::AddSongIdTag`).
@@ -34,10 +35,28 @@ extension PlayerCore {
         currentStream = (token, description)
         let position = queue.position(atOrder: current)
         var song = queue.song(at: position)
-        guard song.isStream, song.tags != description.tags else { return }
+        // A stream that says nothing of itself keeps what its playlist said (a station's name
+        // from a `.pls`), as MPD submits no empty tag.
+        guard song.isStream, !description.tags.isEmpty, song.tags != description.tags else { return }
         song.tags = description.tags
         queue.setSong(position: position, song)
         modified()
         events.insert(.player)
+    }
+
+    /// A refused seek is a player error, as in MPD: `status` shows it (playback goes on) and
+    /// clients hear `player`.
+    mutating func refuseSeek() {
+        error = "Not seekable"
+        events.insert(.player)
+    }
+
+    /// Whether the song at `position` is the current one and a stream that turned out to have
+    /// no length (a station on air): a seek into it is refused, as MPD refuses it, rather than
+    /// connecting again and failing. Seeking to 0 starts it again. Another stream is tried, as
+    /// MPD tries it: a remote file seeks.
+    func isLiveStream(atPosition position: Int) -> Bool {
+        guard let stream = currentStream, stream.token == queue.id(at: position) else { return false }
+        return stream.description.duration == nil
     }
 }
