@@ -44,7 +44,8 @@ struct StreamMetadata {
         return tags
     }
 
-    /// Looks for a new ICY metadata packet (after each packet read from the stream).
+    /// Looks for what changed since the last packet read from the stream: a new ICY metadata
+    /// packet, or container tags the demuxer updated (an Ogg stream's next song).
     mutating func poll(_ input: DecoderInput) {
         let flags = input.format.pointee.event_flags | input.stream.pointee.event_flags
         if flags & (AVFMT_EVENT_FLAG_METADATA_UPDATED | AVSTREAM_EVENT_FLAG_METADATA_UPDATED) != 0 {
