@@ -498,6 +498,10 @@ def test_controls_answer_while_a_stream_is_connecting(make_player_server, web):
             reply, seconds = timed(c, "status")
             assert reply[-1] == "OK" and seconds < ANSWERS_WITHIN, (reply, seconds)
             assert fields(reply)["state"] == "play" and fields(reply).get("song") == "0", reply
+            # Buffering: nothing is heard yet, as MPD shows it (no format, no rate, no position).
+            waiting = fields(reply)
+            assert waiting["elapsed"] == "0.000" and waiting["bitrate"] == "0", reply
+            assert "audio" not in waiting and "duration" not in waiting, reply
             reply, seconds = timed(c, "next")
             assert reply == ["OK"] and seconds < ANSWERS_WITHIN, (reply, seconds)
             wait_status(c, lambda s: s.get("song") == "1", what="the next song")
