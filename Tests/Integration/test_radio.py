@@ -373,6 +373,27 @@ def test_a_file_over_https_plays(make_server, web):
         assert "error" not in stopped, stopped
 
 
+def test_https_certificates_are_checked(make_player_server, web):
+    """A certificate no authority signed is refused by default (status names the URL, the queue
+    goes on), and trusted with the curl input block's `cacert`; a remote playlist likewise."""
+    url = web.https_url("tone.flac")
+    refusing = make_player_server()
+    with refusing.connect() as c:
+        ok(c, f'add "{url}"')
+        ok(c, f'add "{A1}"')
+        ok(c, "play")
+        now = wait_status(c, lambda s: s.get("song") == "1" or s["state"] == "stop", what="the refusal")
+        assert now.get("song") == "1" or url in now.get("error", ""), now
+        assert c.command(f'load "{web.https_url("list.m3u")}"') == ["ACK [50@0] {load} No such playlist"]
+    trusting = make_player_server(extra_config=f'input {{\n plugin "curl"\n cacert "{web.https_certificate}"\n}}\n')
+    with trusting.connect() as c:
+        ok(c, f'add "{url}"')
+        ok(c, "play")
+        wait_status(c, lambda s: s["state"] == "play" and float(s.get("elapsed", 0)) > 0.2, what="the file to play")
+        assert "error" not in status(c)
+        ok(c, f'load "{web.https_url("list.m3u")}"')
+
+
 def test_an_hls_playlist_plays_as_a_song(server, web):
     """An HLS station's `index.m3u8`, added as a song, plays: state play and elapsed moving."""
     with server.connect() as c:

@@ -375,6 +375,7 @@ class FixtureHTTPServer:
         made by the `openssl` CLI: the `https://` scheme is tested on loopback too. A server
         under test must be told not to verify it (MPD: `verify_peer "no"` in the curl input block)."""
         cert, key = self.root.parent / "https-cert.pem", self.root.parent / "https-key.pem"
+        self.https_certificate = cert
         subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
                         "-out", str(cert), "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
                         "-days", "2"], check=True, capture_output=True)
