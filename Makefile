@@ -158,6 +158,7 @@ bench: test-deps build
 	$(PYTHON) Tests/Bench/library_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(LIBRARY_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/playback_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(PLAYBACK_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/queue_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(QUEUE_BENCH_ARGS)
+	$(PYTHON) Tests/Bench/radio_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG)
 	$(PYTHON) Tests/Bench/binary_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG)
 
 # The old build and the new one at the same moment, every measurement alternating between them
