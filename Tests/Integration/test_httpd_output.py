@@ -246,9 +246,10 @@ def test_max_clients_closes_the_next_listener(make_audio_server):
 
 
 def test_a_stalled_listener_is_dropped_and_slows_nobody(make_audio_server, tmp_path):
-    """Three listeners read, a fourth never does. The song plays in its own time, the three
-    get it whole and bit for bit, and Tonearm closes the stalled one: when it finally reads, it
-    finds the stream from where it joined, cut off seconds before the song's end."""
+    """Twenty listeners read, one of them hangs up after a second, one more never reads. The
+    song plays in its own time, the readers get it whole and bit for bit, and Tonearm closes
+    the stalled one: when it finally reads, it finds the stream from where it joined, cut off
+    seconds before the song's end."""
     music = tmp_path / "music"
     music.mkdir()
     audio.ffmpeg("-f", "lavfi", "-i", f"aevalsrc={audio.CHIRP}:s=44100:d=12", "-c:a", "flac", "-sample_fmt", "s16",
@@ -257,21 +258,31 @@ def test_a_stalled_listener_is_dropped_and_slows_nobody(make_audio_server, tmp_p
     server = make_audio_server(httpd_output(port, "wave"), music_dir=music)
     play(server, "twelve.flac", wait_for=0.2)
     started = time.monotonic()
-    readers = [Listener(port) for _ in range(3)]
+    readers = [Listener(port) for _ in range(20)]
     stalled = Listener(port, read=False)
+    time.sleep(1)
+    leaving = readers.pop()
+    leaving.sock.shutdown(socket.SHUT_RDWR)
+    leaving.wait()
     wait_stopped(server)
     took = time.monotonic() - started
     assert took < 12 + 1.5
     reference = audio.decode(music / "twelve.flac")
+    exact = 0
     for index, listener in enumerate(readers):
         decoded = listener.wait().decoded(tmp_path, f"reader{index}.wav")
-        assert reference.endswith(decoded) and len(decoded) > len(reference) * 3 // 4
+        assert len(decoded) > len(reference) * 3 // 4
+        exact += reference.endswith(decoded)
+    print(f"{server.kind}: {exact} of {len(readers)} readers got the song without a gap")
     stalled.sock.settimeout(5)
     stalled.read_rest()
     if server.kind == "mpd":
-        # MPD's sockets take what the kernel lets them buffer (up to 4 MiB here): the whole
-        # 2 MB song fits, so it cannot show a drop; its slow listeners get their queue flushed.
+        # MPD flushes the queue of a listener more than 256 KiB behind, which some of 19
+        # Python readers on two cores are (16 of 19 intact in one run): they hear a jump. Its
+        # sockets take what the kernel lets them buffer (up to 4 MiB here), so the whole 2 MB
+        # song fits the stalled one's and no drop can show.
         return
+    assert exact == len(readers)
     # What the kernel's socket buffers held (about 0.5 MB), after the WAV header: one stretch
     # of the song from where it joined, cut off seconds before the end.
     pcm = stalled.body[44:]
@@ -279,6 +290,29 @@ def test_a_stalled_listener_is_dropped_and_slows_nobody(make_audio_server, tmp_p
     at = reference.find(pcm[:65536])
     assert at >= 0 and at % 4 == 0 and reference[at:at + len(pcm)] == pcm
     assert at + len(pcm) < len(reference) - 44100 * 4 * 2
+
+
+def test_head_and_well_known_paths(make_audio_server):
+    """`HEAD` gets the headers and a close; `/favicon.ico` gets MPD's 404; a `POST` is closed
+    without an answer. The same from both servers."""
+    port = free_port()
+    server = make_audio_server(httpd_output(port, "lame"))
+    play(server, "long.flac", wait_for=0.5)
+
+    def exchange(request: bytes) -> bytes:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(request)
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+            return data
+
+    head = exchange(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert head.split(b"\r\n")[:2] == [b"HTTP/1.1 200 OK", b"Content-Type: audio/mpeg"]
+    assert head.endswith(b"\r\n\r\n")
+    assert exchange(b"GET /favicon.ico HTTP/1.1\r\nHost: x\r\n\r\n") == (
+        b"HTTP/1.1 404 not found\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n404 not found")
+    assert exchange(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n") == b""
 
 
 def test_bad_encoder_and_busy_port_are_reported(make_tonearm, tmp_path):

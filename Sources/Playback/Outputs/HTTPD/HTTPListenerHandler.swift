@@ -40,7 +40,9 @@ final class HTTPListenerHandler: ChannelInboundHandler, RemovableChannelHandler 
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: "text/plain")
             headers.add(name: "Connection", value: "close")
-            let head = HTTPResponseHead(version: .http1_1, status: .notFound, headers: headers)
+            // MPD's reason phrase, in its lower case.
+            let status = HTTPResponseStatus.custom(code: 404, reasonPhrase: "not found")
+            let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             var body = context.channel.allocator.buffer(capacity: 13)
             body.writeString("404 not found")
