@@ -102,9 +102,8 @@ import Testing
         var cursor = ListenerCursor()
         var got: [UInt8] = []
         func pull() -> PullResult { state.pull(&cursor, maxCount: 100) { got.append(contentsOf: $0) } }
-        #expect(pull() == .idle)  // nothing plays yet: it waits
         state.begin(header: [0xAA, 0xBB])
-        Self.append([1, 2, 3], to: &state.ring)  // before it joined
+        Self.append([1, 2, 3], to: &state.ring)  // before it joined, mid-stream
         #expect(pull() == .copied(2))
         #expect(got == [0xAA, 0xBB])
         #expect(pull() == .idle)
@@ -115,6 +114,24 @@ import Testing
         state.end()
         #expect(pull() == .copied(1))  // the stream's tail still goes out
         #expect(pull() == .ended)
+    }
+
+    @Test func aListenerWaitingBeforeTheStreamGetsItFromItsFirstByte() {
+        var state = HTTPStreamState(capacity: 64, limit: 32)
+        defer { state.ring.deallocate() }
+        var early = ListenerCursor()
+        var late = ListenerCursor()
+        var got: [UInt8] = []
+        #expect(state.pull(&early, maxCount: 100) { got.append(contentsOf: $0) } == .idle)
+        state.begin(header: [0xAA])
+        Self.append([1, 2, 3], to: &state.ring)  // before the early listener's next look
+        #expect(state.pull(&early, maxCount: 100) { got.append(contentsOf: $0) } == .copied(1))
+        #expect(state.pull(&early, maxCount: 100) { got.append(contentsOf: $0) } == .copied(3))
+        #expect(got == [0xAA, 1, 2, 3])
+        got = []
+        #expect(state.pull(&late, maxCount: 100) { got.append(contentsOf: $0) } == .copied(1))
+        #expect(state.pull(&late, maxCount: 100) { got.append(contentsOf: $0) } == .idle)
+        #expect(got == [0xAA])
     }
 
     @Test func aListenerOfAnEarlierStreamIsEnded() {

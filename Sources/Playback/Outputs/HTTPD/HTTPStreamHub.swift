@@ -8,6 +8,9 @@ package struct ListenerCursor: Sendable, Equatable {
     package var generation: UInt64?
     /// The next ring position to send.
     package var position: UInt64 = 0
+    /// For a listener that came while nothing played: the stream it waits for, which it gets
+    /// from its first byte however late its first look after the open comes.
+    package var waitingFor: UInt64?
 
     /// A listener that has received nothing yet.
     package init() {}
@@ -37,6 +40,8 @@ package struct HTTPStreamState {
     package private(set) var isOpen = false
     /// The current stream's header, which every listener gets first.
     package private(set) var header: [UInt8] = []
+    /// The ring position where the current stream began.
+    package private(set) var streamStart: UInt64 = 0
     /// Connected listeners, for `max_clients` and to skip encoding when nobody listens.
     package var listeners = 0
 
@@ -50,6 +55,7 @@ package struct HTTPStreamState {
         generation &+= 1
         isOpen = true
         self.header = header
+        streamStart = ring.written
     }
 
     /// The stream ends (the output closed): listeners get what is left, then are closed.
@@ -61,10 +67,16 @@ package struct HTTPStreamState {
         _ cursor: inout ListenerCursor, maxCount: Int, into sink: (UnsafeRawBufferPointer) -> Void
     ) -> PullResult {
         guard let current = cursor.generation else {
-            guard isOpen else { return .idle }
+            guard isOpen else {
+                cursor.waitingFor = generation &+ 1
+                return .idle
+            }
+            // A listener that waited for this stream starts at its beginning (unless that is
+            // already too far back); one that joins mid-stream at the latest packet boundary.
+            let fromStart = cursor.waitingFor == generation && ring.written &- streamStart <= UInt64(ring.limit)
             cursor = ListenerCursor()
             cursor.generation = generation
-            cursor.position = ring.written
+            cursor.position = fromStart ? streamStart : ring.written
             header.withUnsafeBytes { sink($0) }
             return .copied(header.count)
         }
