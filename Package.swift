@@ -82,10 +82,17 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Not MPDProtocol: the player speaks MusicModel's vocabulary and throws its own errors,
-        // which Server turns into ACKs; the wire (and NIO with it) stays out of the audio code.
+        // which Server turns into ACKs; MPD's wire stays out of the audio code. NIO is here only
+        // for the `httpd` output's listeners (Outputs/HTTPD), served on the event loops the
+        // server uses too; no output thread touches it.
         .target(
             name: "Playback",
-            dependencies: ["CFFmpeg", "CALSA", "CPulse", "MusicModel", "MediaLibrary", "Platform", "Settings"],
+            dependencies: [
+                "CFFmpeg", "CALSA", "CPulse", "MusicModel", "MediaLibrary", "Platform", "Settings",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(

@@ -1,6 +1,6 @@
 /// One audio device: the end of the pipeline for one `audio_output` block, and the one
 /// protocol a new kind of output implements (``ALSAOutput``, ``NullOutput``, ``PipeOutput``,
-/// ``FifoOutput``).
+/// ``FifoOutput``, ``HTTPDOutput``, …).
 ///
 /// A device is driven by exactly one output thread, in the order open, many writes (with
 /// drain, cancel and pause between them), close, and then possibly open again. That thread
@@ -18,7 +18,7 @@ package protocol AudioOutputDevice: AnyObject {
     /// The configured `name`, which clients see in `outputs`.
     var name: String { get }
     /// The plugin, as the `type` option and `outputs`' `plugin:` line spell it: `alsa`,
-    /// `null`, `pipe`, `fifo`.
+    /// `null`, `pipe`, `fifo`, `pulse`, `httpd`.
     var plugin: String { get }
 
     /// Opens the device for audio in `format` and returns the format it actually takes.

@@ -8,7 +8,7 @@ package import Settings
 /// ``AudioOutputDevice/open(format:)``.
 package enum OutputFactory {
     /// The plugins Tonearm has, by `type`.
-    package static let plugins = ["alsa", "null", "pipe", "fifo", "pulse"]
+    package static let plugins = ["alsa", "null", "pipe", "fifo", "pulse", "httpd"]
 
     /// Makes the device `config` describes.
     ///
@@ -67,6 +67,14 @@ package enum OutputFactory {
             return PulseOutput(
                 name: config.name, server: settings["server"], sink: settings["sink"],
                 role: settings["media_role"] ?? "music", forced: forced, mixer: mixer)
+        case "httpd":
+            let address = settings["bind_to_address"].flatMap { $0.isEmpty || $0 == "any" ? nil : $0 }
+            return try HTTPDOutput(
+                name: config.name, host: address,
+                port: try settings.integer("port", default: 8000, in: 0...65535),
+                encoding: try StreamEncoding(settings: config.settings),
+                maxClients: try settings.integer("max_clients", default: 0, in: 0...Int(Int32.max)),
+                forced: forced)
         default:
             throw OutputError("No such audio output plugin: \(config.type)")
         }
