@@ -24,13 +24,9 @@ extension PlayerCore {
     /// duration and format are kept for `status` only, as MPD's queue keeps no duration for
     /// a stream.
     ///
-    /// What the decoder read from the song after the current one (opened ahead, for a gapless
-    /// change) waits until that song starts.
+    /// A description reaches the player only when its chunk is heard, after the `started` of
+    /// its song (``ChunkInfo/described``), so it belongs to the current song or to none.
     mutating func streamDescribed(token: Int, _ description: StreamDescription) {
-        if let queued, queue.id(atOrder: queued) == token {
-            pendingStream = (token, description)
-            return
-        }
         guard let current, queue.id(atOrder: current) == token else { return }
         currentStream = (token, description)
         let position = queue.position(atOrder: current)

@@ -37,8 +37,6 @@ struct PlayerCore: Sendable {
     /// The software volume, or `nil` when no output has a mixer.
     var volume: Int?
     var lastLoadedPlaylist = ""
-    /// What the decoder read from the next song, a stream, applied when it starts.
-    var pendingStream: (token: Int, description: StreamDescription)?
     /// What the current song, a stream, said about itself: `status` shows its duration and
     /// format, which no database has.
     var currentStream: (token: Int, description: StreamDescription)?
@@ -141,7 +139,6 @@ struct PlayerCore: Sendable {
         queued = nil
         current = index
         currentStream = nil
-        pendingStream = nil
         beginListening(atOrder: index)
         generation = pipeline.play(
             track(atOrder: index), from: offset ?? queue.entry(atOrder: index).range.start, paused: paused)
@@ -382,10 +379,6 @@ struct PlayerCore: Sendable {
             }
             events.insert(.player)
             songStarted()
-            if let pending = pendingStream, pending.token == track.token {
-                pendingStream = nil
-                streamDescribed(token: pending.token, pending.description)
-            }
             updateQueuedSong(previous: nil)
         case .streamDescribed(let token, let description):
             streamDescribed(token: token, description)
