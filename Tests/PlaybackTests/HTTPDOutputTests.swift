@@ -28,6 +28,16 @@ import Testing
         return (bytes, result)
     }
 
+    /// The configuration error for an `httpd` block with `settings`, nil if there is none.
+    static func message(_ settings: [String: String]) -> String? {
+        do {
+            _ = try StreamEncoding(settings: settings)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
     @Test func waveHeaderIsMPDs() {
         let header = WaveHeader.bytes(channels: 2, bits: 16, bytesPerSample: 2, sampleRate: 44100)
         // What MPD 0.23's wave encoder writes for 44100:16:2 (fake data length 0x0FFFFFFF).
@@ -48,22 +58,18 @@ import Testing
         #expect(try StreamEncoding(settings: ["encoder": "flac"]) == .flac(compression: 5))
         #expect(try StreamEncoding(settings: ["encoder": "lame", "bitrate": "128"]) == .lame(.bitrate(128)))
         #expect(try StreamEncoding(settings: ["encoder": "lame", "quality": "4.5"]) == .lame(.quality(4.5)))
-        func message(_ settings: [String: String]) -> String? {
-            do {
-                _ = try StreamEncoding(settings: settings)
-                return nil
-            } catch {
-                return error.message
-            }
-        }
-        #expect(message(["encoder": "ogg"]) == "No such encoder: ogg")
-        #expect(message([:])?.hasPrefix("The \"vorbis\" encoder is not supported by Tonearm yet") == true)
-        #expect(message(["encoder": "lame"]) == "neither bitrate nor quality defined")
-        #expect(message(["encoder": "lame", "bitrate": "1", "quality": "1"]) == "quality and bitrate are both defined")
+        #expect(Self.message(["encoder": "ogg"]) == "No such encoder: ogg")
         #expect(
-            message(["encoder": "lame", "quality": "11"]) == "quality \"11\" is not a number in the range -1 to 10")
-        #expect(message(["encoder": "lame", "bitrate": "-5"]) == "bitrate should be a positive integer")
-        #expect(message(["encoder": "flac", "compression": "9"]) == "compression: \"9\" is not a number from 0 to 8")
+            Self.message(["encoder": "shine"])?.hasPrefix("The \"shine\" encoder is not supported by Tonearm") == true)
+        #expect(Self.message(["encoder": "lame"]) == "neither bitrate nor quality defined")
+        #expect(
+            Self.message(["encoder": "lame", "bitrate": "1", "quality": "1"]) == "quality and bitrate are both defined")
+        #expect(
+            Self.message(["encoder": "lame", "quality": "11"]) == "quality \"11\" is not a number in the range -1 to 10"
+        )
+        #expect(Self.message(["encoder": "lame", "bitrate": "-5"]) == "bitrate should be a positive integer")
+        #expect(
+            Self.message(["encoder": "flac", "compression": "9"]) == "compression: \"9\" is not a number from 0 to 8")
     }
 
     @Test func encodersChooseMPDsFormats() {
@@ -72,8 +78,13 @@ import Testing
         #expect(
             StreamEncoding.flac(compression: 5).format(for: hiRes)
                 == PCMFormat(sampleRate: 96000, sample: .s24, channels: 6))
-        #expect(StreamEncoding.lame(.bitrate(128)).format(for: hiRes) == PCMFormat.cd)
-        #expect(StreamEncoding.lame(.bitrate(128)).format(for: .cd) == .cd)
+        // The lossy encoders take the source's rate and channels from the pipeline (which only
+        // converts sample types) and resample to what the codec takes themselves.
+        let lame = StreamEncoding.lame(.bitrate(128))
+        #expect(lame.format(for: hiRes) == PCMFormat(sampleRate: 96000, sample: .s16, channels: 6))
+        #expect(
+            lame.encoderFormat(for: lame.format(for: hiRes)) == PCMFormat(sampleRate: 44100, sample: .s16, channels: 2))
+        #expect(lame.format(for: .cd) == .cd && lame.encoderFormat(for: .cd) == .cd)
         #expect(StreamEncoding.wave.contentType == "audio/wav")
     }
 

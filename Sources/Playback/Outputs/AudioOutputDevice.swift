@@ -1,3 +1,5 @@
+package import MusicModel
+
 /// One audio device: the end of the pipeline for one `audio_output` block, and the one
 /// protocol a new kind of output implements (``ALSAOutput``, ``NullOutput``, ``PipeOutput``,
 /// ``FifoOutput``, ``HTTPDOutput``, …).
@@ -55,6 +57,22 @@ package protocol AudioOutputDevice: AnyObject {
     /// Closes the device. It may be opened again.
     func close()
 
+    /// Whether the device wants the tags of what it plays (``sendTag(_:)``): the `httpd`
+    /// output, unless its `tags` option says no. The output thread looks them up only for
+    /// such a device.
+    var takesTags: Bool { get }
+
+    /// The tags of the song the next write belongs to, or a stream's new title: called before
+    /// the first write of each song (also before the device opens) and when a station's
+    /// title changes, as MPD hands a chunk's tag to its outputs.
+    func sendTag(_ tags: [TagValue])
+
+    /// Whether ``pause()`` is called again and again while paused (each call paced by the
+    /// device, as MPD's output thread repeats `Pause()`), and while stopped with the output
+    /// kept open (`always_on`): the `httpd` output streams silence then, so that its
+    /// listeners stay connected.
+    var streamsWhilePaused: Bool { get }
+
     /// Waits for room for `byteCount` bytes, so that the next ``write(_:)`` of that much does
     /// not block, or until the descriptor `wake` is readable; returns whether there is room.
     /// The output thread waits this way so that a pause or a seek, which make `wake` readable,
@@ -85,6 +103,15 @@ package protocol AudioOutputDevice: AnyObject {
 extension AudioOutputDevice {
     /// Never ran dry, unless the plugin can.
     package var underruns: Int { 0 }
+
+    /// No tags, unless the plugin does something with them.
+    package var takesTags: Bool { false }
+
+    /// Tags are ignored, unless the plugin takes them.
+    package func sendTag(_ tags: [TagValue]) {}
+
+    /// Paused once, unless the plugin keeps streaming.
+    package var streamsWhilePaused: Bool { false }
 
     /// Writes do not block for long, unless the plugin's do.
     package func waitForRoom(_ byteCount: Int, interruptedBy wake: Int32) -> Bool { true }

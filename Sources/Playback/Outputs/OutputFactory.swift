@@ -74,7 +74,11 @@ package enum OutputFactory {
                 port: try settings.integer("port", default: 8000, in: 0...65535),
                 encoding: try StreamEncoding(settings: config.settings),
                 maxClients: try settings.integer("max_clients", default: 0, in: 0...Int(Int32.max)),
-                forced: forced)
+                // MPD's placeholders for the ICY headers when the options are missing.
+                station: ICYStationInfo(
+                    name: config.name, genre: settings["genre"] ?? "Set genre in config",
+                    website: settings["website"] ?? "Set website in config"),
+                takesTags: try settings.bool("tags", default: true), forced: forced)
         default:
             throw OutputError("No such audio output plugin: \(config.type)")
         }

@@ -18,6 +18,8 @@ package struct PipelineTrack: Sendable, Equatable {
     package var duration: Double?
     /// The song's audio format as `status` prints it (`44100:16:2`), when known.
     package var audioFormat: String?
+    /// The song's tags, which outputs that take tags (the `httpd` output) get when it starts.
+    package var tags: [TagValue]
 
     /// Whether the track is a remote stream: its path is a URL, not an absolute path.
     package var isStream: Bool { !path.hasPrefix("/") }
@@ -25,8 +27,9 @@ package struct PipelineTrack: Sendable, Equatable {
     /// Creates a track.
     package init(
         token: Int, path: String, uri: String? = nil, start: Double = 0, end: Double? = nil, duration: Double?,
-        audioFormat: String?
+        audioFormat: String?, tags: [TagValue] = []
     ) {
+        self.tags = tags
         self.token = token
         self.path = path
         self.uri = uri

@@ -1,3 +1,5 @@
+import MusicModel
+
 /// What `status` shows of the pipeline: the song that is heard, where in it, whether paused,
 /// and the seconds played in all (`stats`' `playtime`).
 ///
@@ -56,6 +58,9 @@ struct NowPlaying {
     /// What streams said of themselves, by serial, until the chunk decoded with it is played
     /// (``ChunkInfo/described``).
     private var descriptions: [UInt32: (token: Int, description: StreamDescription)] = [:]
+    /// The tags of the last few descriptions, for outputs that take tags: each finds them when
+    /// it plays the chunk that carries the serial, which may be after the player took it.
+    private var describedTags: [(serial: UInt32, tags: [TagValue])] = []
 
     /// What `status` shows.
     var status: PipelineStatus {
@@ -100,6 +105,13 @@ struct NowPlaying {
     /// commits next with `serial`.
     mutating func recordDescription(_ description: StreamDescription, serial: UInt32, token: Int) {
         descriptions[serial] = (token, description)
+        if describedTags.count == 8 { describedTags.removeFirst() }
+        describedTags.append((serial, description.tags))
+    }
+
+    /// The tags the description `serial` carried, while it is one of the last few.
+    func tags(described serial: UInt32) -> [TagValue]? {
+        describedTags.last { $0.serial == serial }?.tags
     }
 
     /// The description the chunk just played carried (and any older one, never played: a

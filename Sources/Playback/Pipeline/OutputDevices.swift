@@ -22,12 +22,13 @@ package final class OutputDevices: @unchecked Sendable {
             if block.format == nil { block.format = configuration.audioOutputFormat }
             do {
                 let device = try OutputFactory.make(block, defaultMixerType: configuration.mixerType)
+                let alwaysOn = try OutputSettings(block).bool("always_on", default: false)
                 let mixerType = block.mixerType ?? configuration.mixerType
                 outputs.append(
                     PipelineOutput(
                         name: block.name, plugin: block.type, device: device, format: block.format,
                         softwareVolume: mixerType == .software, mixer: device.hardwareMixer,
-                        enabledAtStart: block.enabled))
+                        enabledAtStart: block.enabled, alwaysOn: alwaysOn))
             } catch {
                 report("audio output \"\(block.name)\": \(error)")
             }

@@ -123,7 +123,7 @@ struct PlayerCore: Sendable {
             token: entry.id, path: entry.song.isStream ? entry.song.uri : path(entry.song.uri), uri: entry.song.uri,
             start: entry.range.start,
             end: entry.range.end,
-            duration: entry.song.duration, audioFormat: entry.song.audioFormat)
+            duration: entry.song.duration, audioFormat: entry.song.audioFormat, tags: entry.song.tags)
     }
 
     /// The id of the queued song while playing, MPD's `GetQueuedSong` (compared by identity).

@@ -1,3 +1,4 @@
+package import MusicModel
 import NIOCore
 
 /// MPD's `httpd` output: encodes what plays and streams it over HTTP to any number of
@@ -10,11 +11,19 @@ import NIOCore
 /// (``HTTPStreamServer``), each at its own pace. The port is bound when the configuration is
 /// read, so a port in use is reported at start-up, and a listener may connect before
 /// anything plays: it waits for the stream and gets its header first.
+///
+/// Each song's tags reach it through ``sendTag(_:)``: Vorbis (and Opus with `opustags`) start
+/// a new Ogg stream with them, the other encoders give them to listeners as ICY metadata.
+/// While paused it keeps streaming silence, so that listeners stay connected, as MPD's does.
 package final class HTTPDOutput: AudioOutputDevice {
     /// The configured name.
     package let name: String
     /// `httpd`.
     package var plugin: String { "httpd" }
+    /// Whether songs' tags are wanted: the `tags` option (default yes).
+    package let takesTags: Bool
+    /// Silence goes out while paused (``pause()``).
+    package var streamsWhilePaused: Bool { true }
 
     private let encoding: StreamEncoding
     private let forced: ForcedFormat?
@@ -22,21 +31,30 @@ package final class HTTPDOutput: AudioOutputDevice {
     private let channel: any Channel
     private var encoder: StreamEncoder?
     private var clock: PacingClock?
+    /// A tenth of a second of silence in the opened format, written on each ``pause()``.
+    private var silence: UnsafeMutableRawBufferPointer?
+    /// The tags of the song playing, for an Ogg stream that starts before its first write.
+    private var tags: [TagValue] = []
 
     /// Creates the output and binds its port; ``OutputFactory`` makes these from
     /// `audio_output` blocks.
     init(
         name: String, host: String?, port: Int, encoding: StreamEncoding, maxClients: Int,
-        forced: ForcedFormat?
+        station: ICYStationInfo, takesTags: Bool, forced: ForcedFormat?
     ) throws(OutputError) {
         self.name = name
         self.encoding = encoding
         self.forced = forced
-        hub = HTTPStreamHub(maxClients: maxClients, contentType: encoding.contentType)
+        self.takesTags = takesTags
+        hub = HTTPStreamHub(
+            maxClients: maxClients, contentType: encoding.contentType, icy: encoding.carriesTags ? nil : station)
         channel = try HTTPStreamServer.bind(host: host, port: port, hub: hub)
     }
 
-    deinit { channel.close(promise: nil) }
+    deinit {
+        channel.close(promise: nil)
+        silence?.deallocate()
+    }
 
     /// The port the output listens on (useful when the configuration asked for port 0).
     package var port: Int? { channel.localAddress?.port }
@@ -44,9 +62,13 @@ package final class HTTPDOutput: AudioOutputDevice {
     /// Opens an encoder for the format (negotiated as MPD's encoders do) and starts a stream.
     package func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
         let actual = encoding.format(for: forced.apply(to: format))
-        let encoder = try StreamEncoder(encoding, format: actual)
+        let encoder = try StreamEncoder(encoding, format: actual, tags: tags)
         self.encoder = encoder
         clock = PacingClock(format: actual)
+        silence?.deallocate()
+        let bytes = max(actual.bytesPerSecond / 10 / actual.frameSize, 1) * actual.frameSize
+        silence = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes, alignment: 16)
+        silence?.initializeMemory(as: UInt8.self, repeating: 0)
         hub.begin(header: encoder.header)
         return actual
     }
@@ -63,15 +85,41 @@ package final class HTTPDOutput: AudioOutputDevice {
         return count
     }
 
+    /// A new song (or a station's new title): a new Ogg stream with its tags, or the ICY
+    /// metadata block listeners get at their next interval. Called on the output thread; it
+    /// allocates, once per song, as MPD's does.
+    package func sendTag(_ tags: [TagValue]) {
+        self.tags = tags
+        if encoding.carriesTags {
+            guard let encoder else { return }
+            let hub = hub
+            do {
+                try encoder.chain(tags: tags) { hub.publish($0) }
+                hub.replaceHeader(encoder.header)
+            } catch {
+                // The stream goes on in the old logical stream, as MPD ignores a failed tag.
+            }
+        } else if let block = ICYMetadata.block(for: tags) {
+            hub.setMetadata(block)
+        }
+    }
+
     /// Waits until the last write has "played", so a song ends when its time is up.
     package func drain() { clock?.waitUntilPlayed() }
 
     /// Restarts the clock; what was encoded is already on its way to the listeners.
     package func cancel() { clock?.reset() }
 
-    /// Stops the clock. Listeners stay connected and get nothing until playback resumes.
+    /// Called again and again while paused (``streamsWhilePaused``): a tenth of a second of
+    /// silence, paced like audio, goes to the listeners, so that their players keep the
+    /// connection (MPD's output plays silence on each pause call while it has clients).
     package func pause() -> Bool {
-        clock?.reset()
+        guard let silence, let encoder else { return true }
+        clock?.pace(adding: silence.count)
+        if hub.hasListeners {
+            let hub = hub
+            try? encoder.encode(UnsafeRawBufferPointer(silence)) { hub.publish($0) }
+        }
         return true
     }
 

@@ -28,6 +28,9 @@ final class HTTPListenerHandler: ChannelInboundHandler, RemovableChannelHandler 
     private var streaming = false
     private var timer: Scheduled<Void>?
     private var buffer: ByteBuffer
+    /// For a listener that asked for ICY metadata: the interval, the audio bytes sent since
+    /// the last block, and the version of the last block sent.
+    private var icy: (interval: Int, fill: Int, version: UInt64)?
 
     /// A handler for a connection `hub` admitted.
     init(hub: HTTPStreamHub, allocator: ByteBufferAllocator) {
@@ -62,6 +65,20 @@ final class HTTPListenerHandler: ChannelInboundHandler, RemovableChannelHandler 
             return
         }
         var headers = HTTPHeaders()
+        // MPD answers ICY's request header only when the encoder does not carry tags itself
+        // (`metadata_supported`), and then with ICY's headers in front of its usual ones.
+        if let station = hub.icy,
+            request.headers.first(name: "Icy-MetaData")?.hasPrefix("1") == true
+        {
+            icy = (station.interval, 0, 0)
+            headers.add(name: "icy-notice1", value: "<BR>This stream requires an audio player!<BR>")
+            headers.add(name: "icy-notice2", value: "Tonearm, a music server for MPD's clients<BR>")
+            headers.add(name: "icy-name", value: station.name)
+            headers.add(name: "icy-genre", value: station.genre)
+            headers.add(name: "icy-url", value: station.website)
+            headers.add(name: "icy-pub", value: "1")
+            headers.add(name: "icy-metaint", value: String(station.interval))
+        }
         headers.add(name: "Content-Type", value: hub.contentType)
         headers.add(name: "Connection", value: "close")
         headers.add(name: "Pragma", value: "no-cache")
@@ -112,7 +129,7 @@ final class HTTPListenerHandler: ChannelInboundHandler, RemovableChannelHandler 
             let result = hub.pull(&cursor, maxCount: room) { bytes in buffer.writeBytes(bytes) }
             switch result {
             case .copied(let count) where count > 0:
-                context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+                send(buffer, context: context)
                 wrote = true
                 if room > 0 { continue }
             case .copied, .idle:
@@ -134,6 +151,36 @@ final class HTTPListenerHandler: ChannelInboundHandler, RemovableChannelHandler 
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.interval) { [self] in
             tick(context: context)
         }
+    }
+
+    /// Writes audio bytes, with an ICY metadata block after every interval for a listener
+    /// that asked for them: the newest block once, then a zero length byte (no change), as
+    /// MPD interleaves them.
+    private func send(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+        guard var state = icy else {
+            context.write(wrapOutboundOut(.body(.byteBuffer(bytes))), promise: nil)
+            return
+        }
+        var rest = bytes
+        while rest.readableBytes > 0 {
+            let count = min(rest.readableBytes, state.interval - state.fill)
+            if let slice = rest.readSlice(length: count) {
+                context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: nil)
+            }
+            state.fill += count
+            if state.fill == state.interval {
+                var block = context.channel.allocator.buffer(capacity: 1)
+                if let metadata = hub.metadata(after: state.version) {
+                    block.writeBytes(metadata.block)
+                    state.version = metadata.version
+                } else {
+                    block.writeInteger(UInt8(0))
+                }
+                context.write(wrapOutboundOut(.body(.byteBuffer(block))), promise: nil)
+                state.fill = 0
+            }
+        }
+        icy = state
     }
 
     /// The paths MPD answers with 404 rather than the stream: what browsers and crawlers ask

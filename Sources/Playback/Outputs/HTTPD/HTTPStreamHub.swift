@@ -42,6 +42,11 @@ package struct HTTPStreamState {
     package private(set) var header: [UInt8] = []
     /// The ring position where the current stream began.
     package private(set) var streamStart: UInt64 = 0
+    /// The ring position after the current header, when it went out in the stream itself (a
+    /// new Ogg stream for a new song): a new listener gets the header and starts no earlier.
+    package private(set) var headerEnd: UInt64 = 0
+    /// The ICY metadata block for listeners that asked for it, and how many blocks there were.
+    package private(set) var metadata: (block: [UInt8], version: UInt64) = ([], 0)
     /// Connected listeners, for `max_clients` and to skip encoding when nobody listens.
     package var listeners = 0
 
@@ -56,6 +61,20 @@ package struct HTTPStreamState {
         isOpen = true
         self.header = header
         streamStart = ring.written
+        headerEnd = ring.written
+    }
+
+    /// A new logical stream begins within the stream (Ogg chaining): `header` goes out to
+    /// every listener in the stream and is what a listener who joins from now on gets first.
+    package mutating func replaceHeader(_ header: [UInt8]) {
+        self.header = header
+        header.withUnsafeBytes { ring.append($0) }
+        headerEnd = ring.written
+    }
+
+    /// A new ICY metadata block (MPD's `icy_server_metadata_page`).
+    package mutating func setMetadata(_ block: [UInt8]) {
+        metadata = (block, metadata.version &+ 1)
     }
 
     /// The stream ends (the output closed): listeners get what is left, then are closed.
@@ -76,7 +95,7 @@ package struct HTTPStreamState {
             let fromStart = cursor.waitingFor == generation && ring.written &- streamStart <= UInt64(ring.limit)
             cursor = ListenerCursor()
             cursor.generation = generation
-            cursor.position = fromStart ? streamStart : ring.written
+            cursor.position = fromStart ? max(streamStart, headerEnd) : ring.written
             header.withUnsafeBytes { sink($0) }
             return .copied(header.count)
         }
@@ -105,13 +124,20 @@ package final class HTTPStreamHub: @unchecked Sendable {
     package let maxClients: Int
     /// The encoder's `Content-Type`.
     package let contentType: String
+    /// What a listener that asks for ICY metadata is told about the stream; nil when the
+    /// encoder carries the tags itself, so that such a listener gets the plain stream (MPD).
+    package let icy: ICYStationInfo?
     private let lock = Mutex(())
     private var state: HTTPStreamState
 
     /// A hub whose listeners may each fall `limit` bytes behind, in a ring of `capacity`.
-    package init(maxClients: Int, contentType: String, capacity: Int = 1 << 20, limit: Int = 512 * 1024) {
+    package init(
+        maxClients: Int, contentType: String, icy: ICYStationInfo? = nil, capacity: Int = 1 << 20,
+        limit: Int = 512 * 1024
+    ) {
         self.maxClients = maxClients
         self.contentType = contentType
+        self.icy = icy
         state = HTTPStreamState(capacity: capacity, limit: limit)
     }
 
@@ -140,6 +166,17 @@ package final class HTTPStreamHub: @unchecked Sendable {
 
     /// The output closed.
     func end() { lock.withLock { _ in state.end() } }
+
+    /// See ``HTTPStreamState/replaceHeader(_:)``.
+    func replaceHeader(_ header: [UInt8]) { lock.withLock { _ in state.replaceHeader(header) } }
+
+    /// See ``HTTPStreamState/setMetadata(_:)``.
+    func setMetadata(_ block: [UInt8]) { lock.withLock { _ in state.setMetadata(block) } }
+
+    /// The ICY metadata block, if there is one newer than `version`, and its version.
+    func metadata(after version: UInt64) -> (block: [UInt8], version: UInt64)? {
+        lock.withLock { _ in state.metadata.version != version ? state.metadata : nil }
+    }
 
     /// See ``HTTPStreamState/pull(_:maxCount:into:)``.
     func pull(_ cursor: inout ListenerCursor, maxCount: Int, into sink: (UnsafeRawBufferPointer) -> Void)

@@ -33,6 +33,14 @@ struct DeviceLifecycle: Equatable {
 
     /// Where the device is now.
     private(set) var state = State.closed
+    /// `always_on`: `stop` pauses the device instead of closing it.
+    var keepsOpen = false
+
+    /// Whether the device is open and paused (after a pause, or a `stop` with ``keepsOpen``).
+    var isPaused: Bool {
+        if case .paused = state { return true }
+        return false
+    }
 
     /// The format the open device took; `nil` while it is closed.
     var actualFormat: PCMFormat? {
@@ -69,12 +77,17 @@ struct DeviceLifecycle: Equatable {
         return .pause
     }
 
-    /// Stop, seek or a new song: what the device holds is dropped; on stop it is closed.
+    /// Stop, seek or a new song: what the device holds is dropped; on stop it is closed, or
+    /// left paused when it ``keepsOpen`` (MPD's `always_on`).
     mutating func flush(stopped: Bool) -> Action {
         switch state {
         case .closed:
             return .none
         case .open(let requested, let actual), .paused(let requested, let actual):
+            if stopped && keepsOpen {
+                state = .paused(requested: requested, actual: actual)
+                return .cancel(close: false)
+            }
             state = stopped ? .closed : .open(requested: requested, actual: actual)
             return .cancel(close: stopped)
         }

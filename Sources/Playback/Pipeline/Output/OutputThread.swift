@@ -1,4 +1,5 @@
 import Foundation
+import MusicModel
 import Platform
 
 /// One output's thread: it plays every chunk of the buffer on its device; the reference output
@@ -22,8 +23,9 @@ final class OutputThread: @unchecked Sendable {
         /// Play out the device at the end of the stream of `generation`; the reference output
         /// then reports `finished`.
         case drain(generation: UInt64, isReference: Bool)
-        /// Play the chunk.
-        case play(UnsafeMutableRawBufferPointer, ChunkInfo, generation: UInt64)
+        /// Play the chunk, after handing the device `tags` if the chunk begins a song or
+        /// carries a station's new title.
+        case play(UnsafeMutableRawBufferPointer, ChunkInfo, generation: UInt64, tags: [TagValue]?)
     }
 
     /// Ends the wait for the device's room when the transport changes (``PipelineTransport/broadcast()``):
@@ -43,6 +45,8 @@ final class OutputThread: @unchecked Sendable {
     private var seenGeneration: UInt64 = 0
     /// The song of the last chunk this output played since a flush.
     private var currentToken: Int?
+    /// For a device that takes tags: the song and the stream description it last got tags of.
+    private var tagged: (token: Int?, serial: UInt32) = (nil, 0)
     /// Where the device is.
     var device = DeviceLifecycle()
     /// The software volume stage, whose dither runs on from chunk to chunk.
@@ -66,6 +70,7 @@ final class OutputThread: @unchecked Sendable {
         self.nowPlaying = nowPlaying
         self.settings = settings
         self.events = events
+        device.keepsOpen = output.alwaysOn
         // MPD logs `Underrun on ALSA device "…"` at debug level; an underrun is a gap the
         // listener hears, so here it is a warning, worded as the opening line is.
         underrunEntry = PipelineLogEntry(
@@ -104,7 +109,8 @@ final class OutputThread: @unchecked Sendable {
             case .drain(let generation, let isReference):
                 perform(device.end())
                 transport.withLock { endOfStream(generation: generation, isReference: isReference) }
-            case .play(let bytes, let info, let generation):
+            case .play(let bytes, let info, let generation, let tags):
+                if let tags { output.device.sendTag(tags) }
                 // nil: interrupted before writing; the next action sees why.
                 guard let (done, failure) = play(bytes, info, scratch: scratch, generation: generation) else {
                     continue
@@ -153,6 +159,9 @@ final class OutputThread: @unchecked Sendable {
                 && (transport.paused || !buffer.hasChunk(reader: reader))
             {
                 if transport.paused, device.pause() == .pause { return .pause }
+                // A device that streams while paused (or stopped and kept open) is called
+                // again and again; each call waits as long as the silence it sends lasts.
+                if device.isPaused && output.device.streamsWhilePaused { return .pause }
                 transport.wait()
             }
             if transport.isShutDown || !transport.outputs[index].plays { continue }
@@ -186,8 +195,26 @@ final class OutputThread: @unchecked Sendable {
                         bitrate: info.bitrate)
                 }
             }
-            return .play(bytes, info, generation: transport.generation)
+            return .play(bytes, info, generation: transport.generation, tags: tagsToSend(info))
         }
+    }
+
+    /// The tags to hand a device that takes them before it plays the chunk: the song's at its
+    /// first chunk, a station's at the chunk its new title came with. Called with the lock held.
+    private func tagsToSend(_ info: ChunkInfo) -> [TagValue]? {
+        guard output.device.takesTags else { return nil }
+        var tags: [TagValue]?
+        if tagged.token != info.token {
+            tagged.token = info.token
+            tags = nowPlaying.withLock { $0.track(info.token)?.tags }
+        }
+        if info.described != 0, info.described != tagged.serial {
+            tagged.serial = info.described
+            if let described = nowPlaying.withLock({ $0.tags(described: info.described) }), !described.isEmpty {
+                tags = described
+            }
+        }
+        return tags
     }
 
     /// Whether the reference output's next chunk is the first one heard of a song, and if so

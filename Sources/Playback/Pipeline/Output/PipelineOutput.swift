@@ -15,6 +15,9 @@ struct PipelineOutput {
     var mixer: (any HardwareMixer)?
     /// Whether the output plays from the start (`enabled`).
     var enabledAtStart = true
+    /// `always_on`: the device is paused rather than closed when playback stops, so that an
+    /// `httpd` output's listeners stay connected.
+    var alwaysOn = false
 
     /// Whether the output has a volume control of any kind.
     var hasMixer: Bool { softwareVolume || mixer != nil }
