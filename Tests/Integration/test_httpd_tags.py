@@ -327,3 +327,29 @@ def test_a_stations_new_title_reaches_icy_listeners(make_audio_server, audio_lib
     listener.sock.close()
     titles = [block.rstrip(b" \0").decode() for block in listener.blocks()[1]]
     assert titles and titles[-1] == "StreamTitle='Relayed Title';StreamUrl='';", titles
+
+
+def test_software_volume_scales_the_stream(make_audio_server, audio_library, tmp_path):
+    """`mixer_type "software"` on an `httpd` output: `setvol 50` scales what listeners get by
+    MPD's factor for 50 % (122/1024). Tonearm's stream is exactly the song scaled with MPD's
+    dither (its listener is there from the start); MPD widens to 24 bits first, so its stream is
+    compared by level only."""
+    port = free_port()
+    server = make_audio_server(httpd_output(port, "wave", ' mixer_type "software"\n'))
+    with server.connect() as c:
+        assert c.command("setvol 50") == ["OK"]
+        early = Listener(port) if server.kind == "tonearm" else None
+        listener = play_and_listen(c, port, "tone.flac")
+        wait_state(c, "stop", timeout=30)
+    listener = early or listener
+    listener.wait()
+    source = audio.samples(audio.decode(audio_library.music / "tone.flac"))
+    received = audio.samples(listener.decoded(tmp_path, "quiet.wav"))
+
+    def level(samples) -> float:
+        return (sum(s * s for s in samples[::7]) / len(samples[::7])) ** 0.5
+
+    tail = source[len(source) - len(received):]
+    assert abs(level(received) / level(tail) - 122 / 1024) < 0.005
+    if server.kind == "tonearm":
+        assert received == audio.volume_16(source, 50)
