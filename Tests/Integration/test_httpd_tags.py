@@ -353,3 +353,29 @@ def test_software_volume_scales_the_stream(make_audio_server, audio_library, tmp
     assert abs(level(received) / level(tail) - 122 / 1024) < 0.005
     if server.kind == "tonearm":
         assert received == audio.volume_16(source, 50)
+
+
+def test_disable_closes_listeners_and_enable_streams_again(make_audio_server):
+    """`disableoutput` ends the stream (the listener is closed, as MPD closes its clients; with
+    no output left the player pauses); after `enableoutput` and `pause 0` a new listener gets
+    the song again. `format` is forced on the stream:
+    the WAV header says 48 kHz mono."""
+    port = free_port()
+    server = make_audio_server(httpd_output(port, "wave", ' format "48000:16:1"\n'))
+    with server.connect() as c:
+        first = play_and_listen(c, port)
+        time.sleep(0.5)
+        assert c.command("disableoutput 0") == ["OK"]
+        assert first.done.wait(10), "the listener was not closed"
+        assert c.command("enableoutput 0") == ["OK"]
+        assert c.command("pause 0") == ["OK"]
+        wait_elapsed(c, float(dict(line.split(": ", 1) for line in c.command("status")[:-1])["elapsed"]) + 0.5)
+        second = Listener(port)
+        time.sleep(1)
+        assert c.command("stop") == ["OK"]
+    second.wait()
+    for listener in (first, second):
+        header = listener.body[:44]
+        channels, rate = struct.unpack_from("<HI", header, 22)
+        assert header[:4] == b"RIFF" and (channels, rate) == (1, 48000), header
+    assert len(second.body) > 44 + 48000 * 2 // 2
