@@ -33,10 +33,12 @@ DEB_PACKAGES   := dpkg-dev binutils
 # Real clients the integration tests run: Cantata under Xvfb (with imagemagick's `import` for
 # screenshots and dbus-run-session for its session bus) and the scrobbler mpdscribble; icecast2 is
 # the real radio station the stream tests play and openssl makes their https server's certificate
-# (Tests/support/radio.py).
+# (Tests/support/radio.py). chromium is the real browser, headless, that plays the `httpd` output's
+# stream in an <audio> element as a phone's browser would (test_httpd_output.py).
 TEST_PACKAGES  := $(BUILD_PACKAGES) python3 python3-pytest python3-mpd mpd mpc ffmpeg groff-base systemd \
                   avahi-daemon avahi-utils dbus iproute2 ncmpcpp ncmpc tmux snapserver snapclient \
                   pulseaudio pulseaudio-utils libasound2-plugins cantata xvfb imagemagick mpdscribble mpdris2 icecast2 openssl \
+                  chromium \
                   $(DEB_PACKAGES) lintian
 
 # Installs the packages named in $(1) that dpkg does not have yet.
