@@ -33,10 +33,12 @@ DEB_PACKAGES   := dpkg-dev binutils
 # Real clients the integration tests run: Cantata under Xvfb (with imagemagick's `import` for
 # screenshots and dbus-run-session for its session bus) and the scrobbler mpdscribble; icecast2 is
 # the real radio station the stream tests play and openssl makes their https server's certificate
-# (Tests/support/radio.py).
+# (Tests/support/radio.py). chromium is the real browser, headless, that plays the `httpd` output's
+# stream in an <audio> element as a phone's browser would (test_httpd_output.py).
 TEST_PACKAGES  := $(BUILD_PACKAGES) python3 python3-pytest python3-mpd mpd mpc ffmpeg groff-base systemd \
                   avahi-daemon avahi-utils dbus iproute2 ncmpcpp ncmpc tmux snapserver snapclient \
                   pulseaudio pulseaudio-utils libasound2-plugins cantata xvfb imagemagick mpdscribble mpdris2 icecast2 openssl \
+                  chromium \
                   $(DEB_PACKAGES) lintian
 
 # Installs the packages named in $(1) that dpkg does not have yet.
@@ -148,7 +150,9 @@ package: deb
 # of FLAC on each server in real time (about three minutes in all); pass e.g.
 # PLAYBACK_BENCH_ARGS="--cpu-runs 3 --runs 11" for more runs. The queue part edits queues of
 # 10,000 and 100,000 songs, the servers running at once and taking turns (e.g.
-# QUEUE_BENCH_ARGS="--rounds 31"). The binary part gives its size, start time and memory.
+# QUEUE_BENCH_ARGS="--rounds 31"). The httpd part streams MP3, Opus and Vorbis to 1 and 20
+# listeners on each server for 30 s a workload (about six minutes; e.g.
+# HTTPD_BENCH_ARGS="--seconds 60"). The binary part gives its size, start time and memory.
 # BASELINE=PATH adds an older tonearm binary (a release build) to the same run, its figures and
 # new / old in two more columns (below 1: the new build is faster or smaller); e.g. the build of
 # a commit before a refactoring.
@@ -159,6 +163,7 @@ bench: test-deps build
 	$(PYTHON) Tests/Bench/playback_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(PLAYBACK_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/queue_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(QUEUE_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/radio_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG)
+	$(PYTHON) Tests/Bench/httpd_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(HTTPD_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/binary_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG)
 
 # The old build and the new one at the same moment, every measurement alternating between them

@@ -14,6 +14,16 @@ OLD = "old"  # the baseline's key among the servers, beside "mpd" and "tonearm"
 COLUMNS = ("old Tonearm", "new / old (<1: new faster/smaller)")
 
 
+def parser(description: str) -> argparse.ArgumentParser:
+    """The options every side-by-side script shares: `--tonearm` (the current build), `--mpd`
+    and `--baseline-tonearm`; `description` is the script's docstring, shown as it is written."""
+    result = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    result.add_argument("--tonearm", required=True, help="the tonearm binary (a release build)")
+    result.add_argument("--mpd", default="/usr/bin/mpd")
+    add_option(result)
+    return result
+
+
 def add_option(parser: argparse.ArgumentParser):
     parser.add_argument("--baseline-tonearm", metavar="PATH",
                         help="an older tonearm binary (a release build) to measure in the same run; "

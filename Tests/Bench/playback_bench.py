@@ -28,7 +28,6 @@ sooner. With --baseline-tonearm an older Tonearm plays too, after MPD and before
 two columns more give its figure and new / old: below 1 the new build uses less CPU or answers
 sooner.
 """
-import argparse
 import os
 import select
 import shutil
@@ -252,16 +251,13 @@ def ratio(mpd: float, tonearm: float) -> str:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tonearm", required=True, help="the tonearm binary (a release build)")
-    parser.add_argument("--mpd", default="/usr/bin/mpd")
+    parser = baseline.parser(__doc__)
     parser.add_argument("--seconds", type=int, default=60, help="length of the CPU benchmark's song")
     parser.add_argument("--cpu-runs", type=int, default=1, help="plays of the minute per server (median)")
     parser.add_argument("--idle-seconds", type=float, default=5)
     parser.add_argument("--runs", type=int, default=7, help="first-byte runs per server and output")
     parser.add_argument("--only", choices=["cpu", "sound-server", "first-byte"], help="one part only")
     parser.add_argument("--work", default="/tmp/tonearm-bench-playback")
-    baseline.add_option(parser)
     args = parser.parse_args()
     old_binary = baseline.binary(parser, args)
 

@@ -14,7 +14,6 @@ output (paced in real time), each server started afresh:
 The last column is MPD's figure divided by Tonearm's: above 1 Tonearm tunes in sooner or uses
 less CPU. With --baseline-tonearm an older Tonearm is measured too, between the two.
 """
-import argparse
 import os
 import shutil
 import statistics
@@ -84,13 +83,10 @@ def bench(kind: str, binary: str, base: Path, url: str, runs: int, seconds: floa
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tonearm", required=True, help="the tonearm binary (a release build)")
-    parser.add_argument("--mpd", default="/usr/bin/mpd")
+    parser = baseline.parser(__doc__)
     parser.add_argument("--runs", type=int, default=5, help="tunes per server (median)")
     parser.add_argument("--seconds", type=float, default=60, help="seconds of the station timed for CPU")
     parser.add_argument("--work", default="/tmp/tonearm-bench-radio")
-    baseline.add_option(parser)
     args = parser.parse_args()
     old_binary = baseline.binary(parser, args)
     base = Path(args.work)

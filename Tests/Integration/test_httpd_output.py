@@ -10,14 +10,22 @@ from the song itself:
   4 000 frames (MP3 encoder and decoder delay), has a Pearson correlation of at least 0.99 with
   the source over 1.5 s of it (measured: 0.9999+).
 
+A real browser, headless Chromium (Debian's `chromium`), plays each encoder's stream in an
+`<audio autoplay>` element of a page the test serves on 127.0.0.1, as a phone's browser would.
+
 Known differences, asserted for each server:
 - Tonearm binds its port at start-up, so a listener may connect before anything plays and gets
   the whole song; MPD opens the port at the first `play` and refuses earlier listeners.
 - With `flac`, MPD sends the stream header to the first listener only, so one that joins later
   cannot decode (strict xfail on MPD); Tonearm sends it to every listener.
 """
+import html
+import http.server
+import json
 import math
+import re
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -99,6 +107,15 @@ def play(server, song: str, wait_for: float | None = None):
         assert c.command("play") == ["OK"]
         if wait_for is not None:
             wait_elapsed(c, wait_for)
+
+
+def chirp_song(tmp_path: Path, name: str, seconds: int) -> Path:
+    """A music folder under `tmp_path` with one FLAC song, the 16-bit chirp for `seconds`."""
+    music = tmp_path / "music"
+    music.mkdir()
+    audio.ffmpeg("-f", "lavfi", "-i", f"aevalsrc={audio.CHIRP}:s=44100:d={seconds}", "-c:a", "flac",
+                 "-sample_fmt", "s16", *audio.BITEXACT, music / name)
+    return music
 
 
 def wait_stopped(server):
@@ -252,10 +269,7 @@ def test_a_stalled_listener_is_dropped_and_slows_nobody(make_audio_server, tmp_p
     song plays in its own time, the readers get it whole and bit for bit, and Tonearm closes
     the stalled one: when it finally reads, it finds the stream from where it joined, cut off
     seconds before the song's end."""
-    music = tmp_path / "music"
-    music.mkdir()
-    audio.ffmpeg("-f", "lavfi", "-i", f"aevalsrc={audio.CHIRP}:s=44100:d=12", "-c:a", "flac", "-sample_fmt", "s16",
-                 *audio.BITEXACT, music / "twelve.flac")
+    music = chirp_song(tmp_path, "twelve.flac", 12)
     port = free_port()
     server = make_audio_server(httpd_output(port, "wave"), music_dir=music)
     play(server, "twelve.flac", wait_for=0.2)
@@ -334,3 +348,117 @@ def test_bad_encoder_and_busy_port_are_reported(make_tonearm, tmp_path):
     assert 'audio output "bad": No such encoder: ogg' in log
     assert f"audio output \"busy\": Failed to bind to '127.0.0.1:{taken}': Address already in use" in log
     assert 'audio output "later": The "twolame" encoder is not supported by Tonearm' in log
+
+
+# A real browser: Debian's `chromium`, headless, opens a page served by the test on 127.0.0.1
+# with an <audio autoplay> element on the stream, as a phone's browser would.
+BROWSER_PAGE = """<!doctype html>
+<html><body>
+<audio id="player" autoplay src="{stream}"></audio>
+<pre id="result"></pre>
+<script>
+const audio = document.getElementById("player");
+let measuring = false;
+function report(readings) {{
+  document.getElementById("result").textContent = JSON.stringify({{
+    readings: readings, paused: audio.paused, ended: audio.ended,
+    error: audio.error ? audio.error.code + " " + audio.error.message : null}});
+  fetch("/done");
+}}
+audio.addEventListener("playing", () => {{
+  if (measuring) return;
+  measuring = true;
+  const first = audio.currentTime;
+  setTimeout(() => report([first, audio.currentTime]), {interval});
+}});
+audio.addEventListener("error", () => report([]));
+setTimeout(() => {{ if (!measuring) report([]); }}, {give_up});
+</script>
+<img src="/hold">
+</body></html>
+"""
+
+
+class BrowserPage:
+    """The page's web server on 127.0.0.1 (an ephemeral port). `/hold` answers only once the
+    page has fetched `/done` (or after `hold` seconds), so the page's `load` event, at which
+    `chromium --dump-dom` prints the DOM, waits for the page's result."""
+
+    def __init__(self, stream: str, interval: float = 3, give_up: float = 20):
+        html = BROWSER_PAGE.format(stream=stream, interval=int(interval * 1000), give_up=int(give_up * 1000))
+        done = threading.Event()
+        hold = give_up + interval + 10
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                if self.path == "/page.html":
+                    self.answer(200, "text/html", html.encode())
+                elif self.path == "/done":
+                    done.set()
+                    self.answer(204)
+                elif self.path == "/hold":
+                    done.wait(hold)
+                    self.answer(204)
+                else:
+                    self.answer(404)
+
+            def answer(self, code: int, kind: str = "text/plain", body: bytes = b""):
+                self.send_response(code)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/page.html"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def chromium_reads(page_url: str, profile: Path, timeout: float = 90) -> dict:
+    """Opens `page_url` in headless Chromium with autoplay allowed, and returns what the page
+    wrote into its `<pre id="result">`. Its profile is a throwaway folder; the resolver maps
+    every host name to nothing (background services have nowhere to go) and the page only
+    reaches 127.0.0.1."""
+    run = subprocess.run(
+        ["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--autoplay-policy=no-user-gesture-required", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--disable-extensions",
+         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", f"--user-data-dir={profile}", "--dump-dom", page_url],
+        capture_output=True, text=True, timeout=timeout)
+    found = re.search(r'<pre id="result">(.*?)</pre>', run.stdout, re.S)
+    assert found and found.group(1), f"the page wrote no result:\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}"
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.mark.parametrize("encoder", ["lame", "vorbis", "opus", "wave", "flac"])
+def test_chromium_plays_the_stream(make_audio_server, tmp_path, encoder, request):
+    """Headless Chromium plays the stream in an `<audio autoplay>` element: from its first
+    `playing` event, its `currentTime` goes on by at least 1 s in 3 s, with no error and not
+    paused. The song is played first (MPD opens the port at the first play) and is 30 s long,
+    so it is still playing when the page measures."""
+    if encoder == "vorbis":
+        # Checked outside the test: Chromium played these very bytes served as a file, or
+        # streamed and then closed, but not while the connection stays open; Opus in Ogg plays.
+        request.applymarker(pytest.mark.xfail(
+            strict=True, reason="Chromium does not start an endless Ogg Vorbis stream (MPD's neither)"))
+    music = chirp_song(tmp_path, "thirty.flac", 30)
+    port = free_port()
+    server = make_audio_server(httpd_output(port, encoder), music_dir=music)
+    play(server, "thirty.flac", wait_for=0.2)
+    page = BrowserPage(f"http://127.0.0.1:{port}/")
+    try:
+        result = chromium_reads(page.url, tmp_path / "chromium-profile")
+    finally:
+        page.close()
+    print(f"{server.kind}, {encoder}: {result}")
+    assert result["error"] is None
+    assert len(result["readings"]) == 2, f"Chromium never started playing: {result}"
+    first, second = result["readings"]
+    assert second - first >= 1 and not result["paused"]
