@@ -27,7 +27,7 @@ MUSIC         ?=
 SUDO          := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 BUILD_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
-                  libasound2-dev libpulse-dev libavahi-client-dev libsqlite3-dev libxml2-dev
+                  libasound2-dev libpulse-dev libavahi-client-dev libsqlite3-dev libxml2-dev libogg-dev
 # What `make deb` builds the package with: dpkg-shlibdeps and dpkg-gencontrol, objcopy and readelf.
 DEB_PACKAGES   := dpkg-dev binutils
 # Real clients the integration tests run: Cantata under Xvfb (with imagemagick's `import` for

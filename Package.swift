@@ -38,6 +38,8 @@ let package = Package(
         .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
         // libxml2's pull parser, for XSPF playlists (libavformat links it already).
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // libogg, to page the httpd output's Vorbis and Opus streams (libavcodec links it already).
+        .systemLibrary(name: "COgg", pkgConfig: "ogg", providers: [.apt(["libogg-dev"])]),
         // glibc's malloc.h: arena limit and trimming (ProcessMemory).
         .systemLibrary(name: "CMalloc"),
 
@@ -88,7 +90,7 @@ let package = Package(
         .target(
             name: "Playback",
             dependencies: [
-                "CFFmpeg", "CALSA", "CPulse", "MusicModel", "MediaLibrary", "Platform", "Settings",
+                "CFFmpeg", "CALSA", "CPulse", "COgg", "MusicModel", "MediaLibrary", "Platform", "Settings",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -110,7 +110,7 @@ import Testing
         device.keepsOpen = true
         _ = device.play(.cd)
         device.opened(.cd, actual: .cd)
-        #expect(device.flush(stopped: true) == .cancel(close: false))
+        #expect(device.flush(stopped: true) == .cancelAndPause)
         #expect(device.isPaused && device.actualFormat == .cd)
         #expect(device.play(.cd) == DeviceLifecycle.Action.none)
         #expect(!device.isPaused)
@@ -119,6 +119,47 @@ import Testing
         _ = plain.play(.cd)
         plain.opened(.cd, actual: .cd)
         #expect(plain.flush(stopped: true) == .cancel(close: true) && !plain.isPaused)
+    }
+
+    /// FFmpeg's libopus wrapper refuses more than 256 kbit/s a channel, where MPD's libopus
+    /// clamps: `max`, and the highest rates on a mono song, must still open.
+    @Test func opusOpensAtItsHighestBitrates() throws {
+        let mono = PCMFormat(sampleRate: 44100, sample: .float, channels: 1)
+        var options = StreamEncoding.OpusOptions()
+        options.maximumBitrate = true
+        _ = try StreamEncoder(.opus(options), format: .cd)
+        _ = try StreamEncoder(.opus(options), format: mono)
+        options = StreamEncoding.OpusOptions()
+        options.bitrate = 512_000
+        _ = try StreamEncoder(.opus(options), format: mono)
+    }
+
+    /// The comment header is written as MPD writes it: every value its own comment, MPD's tag
+    /// names in upper case, nothing renamed or added.
+    @Test func oggCommentsAreMPDs() throws {
+        let tags = [
+            TagValue(.artist, "Ann"), TagValue(.artist, "Bob"), TagValue(.track, "3"), TagValue(.comment, "x"),
+            TagValue(.title, "Night"),
+        ]
+        for encoding in [StreamEncoding.vorbis(.quality(3)), .opus(.init())] {
+            let header = try StreamEncoder(encoding, format: .cd, tags: tags).header
+            for comment in ["ARTIST=Ann", "ARTIST=Bob", "TRACK=3", "COMMENT=x", "TITLE=Night"] {
+                #expect(header.windowContains(Array(comment.utf8)), "\(encoding): \(comment)")
+            }
+            #expect(!header.windowContains(Array("TRACKNUMBER".utf8)) && !header.windowContains(Array("encoder=".utf8)))
+        }
+        #expect(
+            OggPager.comments(magic: Array("OpusTags".utf8), vendor: "v", [TagValue(.title, "é")], framing: false)
+                == Array("OpusTags".utf8) + [1, 0, 0, 0] + Array("v".utf8) + [1, 0, 0, 0, 8, 0, 0, 0]
+                + Array("TITLE=é".utf8))
+    }
+
+    @Test func xiphLacedHeadersAreSplit() {
+        let data: [UInt8] = [2, 3, 255, 1] + [1, 1, 1] + [UInt8](repeating: 2, count: 256) + [3, 3]
+        let packets = data.withUnsafeBufferPointer { OggPager.xiphPackets($0) }
+        #expect(packets?.map(\.count) == [3, 256, 2])
+        #expect([UInt8]([0, 5]).withUnsafeBufferPointer { OggPager.xiphPackets($0) } == [[5]])
+        #expect([UInt8]([1, 9, 1]).withUnsafeBufferPointer { OggPager.xiphPackets($0) } == nil)
     }
 
     @Test func vorbisChainsAStreamWithTheSongsTags() throws {

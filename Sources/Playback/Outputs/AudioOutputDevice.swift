@@ -67,11 +67,12 @@ package protocol AudioOutputDevice: AnyObject {
     /// title changes, as MPD hands a chunk's tag to its outputs.
     func sendTag(_ tags: [TagValue])
 
-    /// Whether ``pause()`` is called again and again while paused (each call paced by the
-    /// device, as MPD's output thread repeats `Pause()`), and while stopped with the output
-    /// kept open (`always_on`): the `httpd` output streams silence then, so that its
-    /// listeners stay connected.
-    var streamsWhilePaused: Bool { get }
+    /// For a device that keeps streaming while paused, and while stopped with the output kept
+    /// open (`always_on`), as MPD's output thread repeats `Pause()`: the seconds until its next
+    /// ``pause()`` call is due (0 or less: now). Nil for a device that is paused once. The
+    /// `httpd` output streams silence this way, so that its listeners stay connected. Called
+    /// on the output thread, with the pipeline's lock held: it must not block.
+    func nextPauseCall() -> Double?
 
     /// Waits for room for `byteCount` bytes, so that the next ``write(_:)`` of that much does
     /// not block, or until the descriptor `wake` is readable; returns whether there is room.
@@ -111,7 +112,7 @@ extension AudioOutputDevice {
     package func sendTag(_ tags: [TagValue]) {}
 
     /// Paused once, unless the plugin keeps streaming.
-    package var streamsWhilePaused: Bool { false }
+    package func nextPauseCall() -> Double? { nil }
 
     /// Writes do not block for long, unless the plugin's do.
     package func waitForRoom(_ byteCount: Int, interruptedBy wake: Int32) -> Bool { true }

@@ -22,8 +22,6 @@ package final class HTTPDOutput: AudioOutputDevice {
     package var plugin: String { "httpd" }
     /// Whether songs' tags are wanted: the `tags` option (default yes).
     package let takesTags: Bool
-    /// Silence goes out while paused (``pause()``).
-    package var streamsWhilePaused: Bool { true }
 
     private let encoding: StreamEncoding
     private let forced: ForcedFormat?
@@ -31,7 +29,7 @@ package final class HTTPDOutput: AudioOutputDevice {
     private let channel: any Channel
     private var encoder: StreamEncoder?
     private var clock: PacingClock?
-    /// A tenth of a second of silence in the opened format, written on each ``pause()``.
+    /// A twentieth of a second of silence in the opened format, written on each ``pause()``.
     private var silence: UnsafeMutableRawBufferPointer?
     /// The tags of the song playing, for an Ogg stream that starts before its first write.
     private var tags: [TagValue] = []
@@ -62,11 +60,13 @@ package final class HTTPDOutput: AudioOutputDevice {
     /// Opens an encoder for the format (negotiated as MPD's encoders do) and starts a stream.
     package func open(format: PCMFormat) throws(OutputError) -> PCMFormat {
         let actual = encoding.format(for: forced.apply(to: format))
-        let encoder = try StreamEncoder(encoding, format: actual, tags: tags)
+        // Only an encoder that carries tags writes them into its header; Opus without
+        // `opustags` starts with empty comments, as MPD's, and its titles go out as ICY.
+        let encoder = try StreamEncoder(encoding, format: actual, tags: encoding.carriesTags ? tags : [])
         self.encoder = encoder
         clock = PacingClock(format: actual)
         silence?.deallocate()
-        let bytes = max(actual.bytesPerSecond / 10 / actual.frameSize, 1) * actual.frameSize
+        let bytes = max(actual.bytesPerSecond / 20 / actual.frameSize, 1) * actual.frameSize
         silence = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes, alignment: 16)
         silence?.initializeMemory(as: UInt8.self, repeating: 0)
         hub.begin(header: encoder.header)
@@ -97,7 +97,8 @@ package final class HTTPDOutput: AudioOutputDevice {
                 try encoder.chain(tags: tags) { hub.publish($0) }
                 hub.replaceHeader(encoder.header)
             } catch {
-                // The stream goes on in the old logical stream, as MPD ignores a failed tag.
+                // ``StreamEncoder/chain(tags:emit:)`` failed before it touched the old stream,
+                // which goes on untitled, as MPD ignores an encoder's failed tag.
             }
         } else if let block = ICYMetadata.block(for: tags) {
             hub.setMetadata(block)
@@ -110,16 +111,25 @@ package final class HTTPDOutput: AudioOutputDevice {
     /// Restarts the clock; what was encoded is already on its way to the listeners.
     package func cancel() { clock?.reset() }
 
-    /// Called again and again while paused (``streamsWhilePaused``): a tenth of a second of
-    /// silence, paced like audio, goes to the listeners, so that their players keep the
-    /// connection (MPD's output plays silence on each pause call while it has clients).
-    package func pause() -> Bool {
-        guard let silence, let encoder else { return true }
-        clock?.pace(adding: silence.count)
-        if hub.hasListeners {
-            let hub = hub
-            try? encoder.encode(UnsafeRawBufferPointer(silence)) { hub.publish($0) }
+    /// While paused: the next piece of silence is due when the last one has "played"; with
+    /// nobody listening, nothing is sent and the output looks again in a second, as MPD's does.
+    package func nextPauseCall() -> Double? {
+        guard hub.hasListeners else {
+            clock?.reset()
+            return 1
         }
+        return Double(clock?.delayNanoseconds ?? 0) / 1e9
+    }
+
+    /// Called whenever ``nextPauseCall()`` says while paused: a twentieth of a second of
+    /// silence goes to the listeners, so that their players keep the connection (MPD's output
+    /// plays silence on each pause call while it has clients). It is due, so the clock does
+    /// not wait.
+    package func pause() -> Bool {
+        guard let silence, let encoder, hub.hasListeners else { return true }
+        clock?.pace(adding: silence.count)
+        let hub = hub
+        try? encoder.encode(UnsafeRawBufferPointer(silence)) { hub.publish($0) }
         return true
     }
 

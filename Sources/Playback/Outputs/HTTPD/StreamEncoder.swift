@@ -100,18 +100,22 @@ final class StreamEncoder {
     /// current Ogg stream ends and a new one begins with `tags`, as MPD's Vorbis and Opus
     /// encoders chain streams. What ends the old stream goes to `emit`; the new ``header``
     /// is not emitted here.
+    /// The new stream's encoder is made first: if that fails, the old stream goes on as it was.
     func chain(tags: [TagValue], emit: (UnsafeRawBufferPointer) -> Void) throws(OutputError) {
+        let newCodec = try Self.openCodec(encoding, format: encoding.encoderFormat(for: format), source: format)
+        let newResampler = resampler == nil ? nil : try EncoderResampler(from: format, to: newCodec)
+        let newPager = try OggPager(codec: newCodec.context, tags: tags)
         try finish(emit: emit)
-        codec = try Self.openCodec(encoding, format: encoding.encoderFormat(for: format), source: format)
-        if resampler != nil { resampler = try EncoderResampler(from: format, to: codec) }
-        pager = try OggPager(codec: codec.context, tags: tags)
+        codec = newCodec
+        resampler = newResampler
+        pager = newPager
     }
 
     private func route(_ packet: UnsafeMutablePointer<AVPacket>, emit: (UnsafeRawBufferPointer) -> Void)
         throws(OutputError)
     {
         if let pager {
-            try pager.write(packet, emit: emit)
+            pager.write(packet, emit: emit)
         } else {
             emit(UnsafeRawBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)))
         }
@@ -166,10 +170,13 @@ final class StreamEncoder {
                 context.pointee.flags |= AV_CODEC_FLAG_QSCALE
                 context.pointee.global_quality = Int32(quality * Double(FF_QP2LAMBDA))
             case .opus(let opus):
+                // FFmpeg's libopus refuses more than 256 kbit/s a channel; libopus itself, which
+                // MPD calls, clamps `max` and higher rates to that, so Tonearm clamps too.
+                let ceiling = 256_000 * Int64(format.channels)
                 if opus.maximumBitrate {
-                    context.pointee.bit_rate = 512_000 * Int64(format.channels)
+                    context.pointee.bit_rate = ceiling
                 } else if let bitrate = opus.bitrate {
-                    context.pointee.bit_rate = Int64(bitrate)
+                    context.pointee.bit_rate = min(Int64(bitrate), ceiling)
                 }
                 context.pointee.compression_level = Int32(opus.complexity)
                 av_dict_set(&options, "vbr", opus.vbr, 0)

@@ -25,6 +25,9 @@ struct DeviceLifecycle: Equatable {
         case pause
         /// `cancel()`, then `close()` when `close`.
         case cancel(close: Bool)
+        /// `cancel()`, then `pause()`: `stop` for a device kept open (`always_on`), which MPD
+        /// pauses rather than closes.
+        case cancelAndPause
         /// `drain()`.
         case drain
         /// `close()`.
@@ -86,7 +89,7 @@ struct DeviceLifecycle: Equatable {
         case .open(let requested, let actual), .paused(let requested, let actual):
             if stopped && keepsOpen {
                 state = .paused(requested: requested, actual: actual)
-                return .cancel(close: false)
+                return .cancelAndPause
             }
             state = stopped ? .closed : .open(requested: requested, actual: actual)
             return .cancel(close: stopped)

@@ -14,6 +14,9 @@ extension OutputThread {
         case .cancel(let close):
             output.device.cancel()
             if close { output.device.close() }
+        case .cancelAndPause:
+            output.device.cancel()
+            _ = output.device.pause()
         case .drain:
             output.device.drain()
         case .close:

@@ -159,9 +159,14 @@ final class OutputThread: @unchecked Sendable {
                 && (transport.paused || !buffer.hasChunk(reader: reader))
             {
                 if transport.paused, device.pause() == .pause { return .pause }
-                // A device that streams while paused (or stopped and kept open) is called
-                // again and again; each call waits as long as the silence it sends lasts.
-                if device.isPaused && output.device.streamsWhilePaused { return .pause }
+                // A device that streams while paused (or stopped and kept open) is called again
+                // whenever it asks to be; the wait between calls ends at once when the
+                // transport changes, so a resume or a seek is not held up by the silence.
+                if device.isPaused, let delay = output.device.nextPauseCall() {
+                    if delay <= 0 { return .pause }
+                    _ = transport.wait(until: Date(timeIntervalSinceNow: delay))
+                    continue
+                }
                 transport.wait()
             }
             if transport.isShutDown || !transport.outputs[index].plays { continue }
