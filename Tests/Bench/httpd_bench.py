@@ -19,9 +19,9 @@ Python sockets in threads that send `GET / HTTP/1.1` and read continuously.
   of the CPU measure, and of the same server `--warmup` seconds into `play` before any listener
   connected: the difference is what the listeners cost, apart from the whole server.
 
-An encoder a server does not have (Tonearm's `opus` and `vorbis`, until they are built) is
-reported as "not supported" in that row: the server leaves the output out and says so in its
-log, or refuses to start with a message that says it is not supported.
+An encoder a server does not have (an older Tonearm given with --baseline-tonearm had no `opus`
+or `vorbis`) is reported as "not supported" in that row: the server leaves the output out and
+says so in its log, or refuses to start with a message that says it is not supported.
 
 The ratio column is MPD's figure divided by Tonearm's: above 1 Tonearm uses less CPU or memory.
 With --baseline-tonearm an older Tonearm is measured too, between the two, and two columns more
