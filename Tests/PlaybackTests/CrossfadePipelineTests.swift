@@ -157,6 +157,17 @@ final class GatedCapturingDevice: AudioOutputDevice, @unchecked Sendable {
         #expect(samples == [Int16](repeating: 1000, count: 19 * 8000) + [Int16](repeating: 3000, count: 21 * 8000))
     }
 
+    /// Polls `condition` every 5 ms until it holds (true) or a minute passed (false): a bound
+    /// for a hung pipeline, far above any scheduling delay, not a timing figure.
+    static func waitUntil(_ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !condition() {
+            if ContinuousClock.now > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
     @Test func anotherNextSongDuringTheFadeResumesTheOutgoingOneWhereTheOutputIs() async {
         let device = GatedCapturingDevice()
         device.gated.withLock { $0 = true }
@@ -171,20 +182,22 @@ final class GatedCapturingDevice: AudioOutputDevice, @unchecked Sendable {
         var played = 0
         // Let the output play until the decoder starts the fade, a chunk at a time and only
         // once the decoder has filled the buffer (it then waits for a batch of free chunks), so
-        // that the output stays a buffer behind however slowly the decoder is scheduled.
+        // that the output stays a buffer behind however slowly the decoder is scheduled. The
+        // waits have no count: with the whole unit suite running on two cores a decoder turn
+        // took over two seconds, and a permit given before the buffer was full let the output
+        // catch up and take a mixed chunk.
         while pipeline.transport.withLock({ pipeline.transport.decoder.fadeStart == nil }) && played < 40 {
-            for _ in 0..<400
-            where pipeline.transport.withLock({
-                pipeline.transport.decoder.fadeStart == nil && pipeline.transport.buffer.hasRoom
-                    && !pipeline.transport.decoder.held
-            }) {
-                try? await Task.sleep(for: .milliseconds(5))
+            let filled = await Self.waitUntil {
+                pipeline.transport.withLock {
+                    pipeline.transport.decoder.fadeStart != nil || !pipeline.transport.buffer.hasRoom
+                        || pipeline.transport.decoder.held
+                }
             }
+            #expect(filled, "the decoder did not fill the buffer")
             device.permits.signal()
             played += 1
-            for _ in 0..<200 where device.samples.withLock({ $0.count }) < played * Self.chunkFrames {
-                try? await Task.sleep(for: .milliseconds(5))
-            }
+            let wrote = await Self.waitUntil { device.samples.withLock({ $0.count }) >= played * Self.chunkFrames }
+            #expect(wrote, "the output did not play its chunk")
         }
         #expect(pipeline.transport.withLock { pipeline.transport.decoder.fadeStart != nil })
         pipeline.enqueue(track(3))
