@@ -150,7 +150,9 @@ package: deb
 # of FLAC on each server in real time (about three minutes in all); pass e.g.
 # PLAYBACK_BENCH_ARGS="--cpu-runs 3 --runs 11" for more runs. The queue part edits queues of
 # 10,000 and 100,000 songs, the servers running at once and taking turns (e.g.
-# QUEUE_BENCH_ARGS="--rounds 31"). The httpd part streams MP3, Opus and Vorbis to 1 and 20
+# QUEUE_BENCH_ARGS="--rounds 31"). The state part queues 100,000 songs on each server in turn
+# and times clients while the state file is written, and a restart until the queue is back
+# (e.g. STATE_BENCH_ARGS="--restarts 5"). The httpd part streams MP3, Opus and Vorbis to 1 and 20
 # listeners on each server for 30 s a workload (about six minutes; e.g.
 # HTTPD_BENCH_ARGS="--seconds 60"). The binary part gives its size, start time and memory.
 # BASELINE=PATH adds an older tonearm binary (a release build) to the same run, its figures and
@@ -162,6 +164,7 @@ bench: test-deps build
 	$(PYTHON) Tests/Bench/library_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(LIBRARY_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/playback_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(PLAYBACK_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/queue_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(QUEUE_BENCH_ARGS)
+	$(PYTHON) Tests/Bench/state_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(STATE_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/radio_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG)
 	$(PYTHON) Tests/Bench/httpd_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(HTTPD_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/binary_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG)
