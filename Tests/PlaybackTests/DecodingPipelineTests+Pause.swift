@@ -109,6 +109,63 @@ extension DecodingPipelineTests {
         try? await Task.sleep(for: .milliseconds(100))
         #expect(device.pauses.withLock { $0 } == 2)
     }
+
+    /// A device that streams while paused (the `httpd` output's silence) is called again each
+    /// time it says it is due, not in a busy loop, and the wait between calls ends as soon as
+    /// the pause does: with the device asking for ten seconds between calls, the song goes on
+    /// at once.
+    @Test func aDeviceThatStreamsWhilePausedIsCalledWhenItAsks() async {
+        let device = SilenceStreamingDevice()
+        let pipeline = DecodingPipeline(
+            outputs: [.init(name: "httpd", device: device, format: nil, softwareVolume: false)],
+            bufferBytes: 64 * 1024,
+            openSource: { _ in CountingSource(first: 0, frames: 1_000_000_000) })
+        defer { pipeline.shutDown() }
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        await waitFor { device.writes.withLock { $0 } >= 2 }
+        pipeline.setPaused(true)
+        await waitFor { device.pauses.withLock { $0 } >= 3 }
+        // Called again and again (every 20 ms it asks), and not thousands of times.
+        let pauses = device.pauses.withLock { $0 }
+        #expect(pauses >= 3 && pauses < 200, "\(pauses) pause calls")
+        device.interval.withLock { $0 = 10 }
+        let asked = device.pauses.withLock { $0 }
+        await waitFor { device.pauses.withLock { $0 } > asked }
+        let writes = device.writes.withLock { $0 }
+        pipeline.setPaused(false)
+        await waitFor { device.writes.withLock { $0 } > writes }
+        #expect(device.writes.withLock { $0 } > writes, "the resume waited for the device's next pause call")
+    }
+}
+
+/// A device like the `httpd` output: while paused it asks to be called every `interval`
+/// seconds, and counts its calls.
+final class SilenceStreamingDevice: AudioOutputDevice, @unchecked Sendable {
+    let name = "httpd"
+    let plugin = "httpd"
+    let pauses = Mutex(0)
+    let writes = Mutex(0)
+    let interval = Mutex(0.02)
+    let lastPause = Mutex(ContinuousClock.now)
+    func open(format: PCMFormat) throws(OutputError) -> PCMFormat { format }
+    func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
+        usleep(2000)
+        writes.withLock { $0 += 1 }
+        return bytes.count
+    }
+    func drain() {}
+    func cancel() {}
+    func nextPauseCall() -> Double? {
+        let due = lastPause.withLock { $0 } + .seconds(interval.withLock { $0 })
+        let left = ContinuousClock.now.duration(to: due)
+        return Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+    }
+    func pause() -> Bool {
+        lastPause.withLock { $0 = ContinuousClock.now }
+        pauses.withLock { $0 += 1 }
+        return true
+    }
+    func close() {}
 }
 
 /// A device like the `pipe` output: it cannot pause itself, and counts how often it is asked.

@@ -114,6 +114,7 @@ package final class HTTPDOutput: AudioOutputDevice {
     /// While paused: the next piece of silence is due when the last one has "played"; with
     /// nobody listening, nothing is sent and the output looks again in a second, as MPD's does.
     package func nextPauseCall() -> Double? {
+        guard encoder != nil else { return nil }
         guard hub.hasListeners else {
             clock?.reset()
             return 1

@@ -15,10 +15,11 @@ final class OggPager {
     /// The stream's header pages.
     private(set) var header: [UInt8] = []
 
-    private var stream = ogg_stream_state()
+    /// libogg's state, on the heap: the pages it hands out point into it, so it must not move.
+    private let stream = UnsafeMutablePointer<ogg_stream_state>.allocate(capacity: 1)
     private var packetNumber: Int64 = 0
-    /// Samples to add to a packet's end to get its granule position (Opus counts its
-    /// pre-skip).
+    /// Samples to add to a packet's end to get its granule position: Opus counts its pre-skip
+    /// (RFC 7845); Vorbis's granule is the packet's end as it is.
     private let granuleOffset: Int64
     /// A page is flushed once this many samples went into it (a quarter of a second), so that
     /// silence or a low bitrate does not keep listeners waiting; libogg otherwise fills 4 KiB.
@@ -33,7 +34,7 @@ final class OggPager {
     /// Starts a logical stream for the packets of `codec` (libvorbis or libopus), with `tags`
     /// in its comment header and a new random serial number.
     init(codec: UnsafeMutablePointer<AVCodecContext>, tags: [TagValue]) throws(OutputError) {
-        granuleOffset = Int64(codec.pointee.initial_padding)
+        granuleOffset = codec.pointee.codec_id == AV_CODEC_ID_OPUS ? Int64(codec.pointee.initial_padding) : 0
         flushInterval = Int64(codec.pointee.sample_rate / 4)
         held.reserveCapacity(16 * 1024)
         staging.reserveCapacity(80 * 1024)
@@ -59,7 +60,8 @@ final class OggPager {
                 split[2],
             ]
         }
-        ogg_stream_init(&stream, Int32(bitPattern: UInt32.random(in: 1...UInt32.max)))
+        stream.initialize(to: ogg_stream_state())
+        ogg_stream_init(stream, Int32(bitPattern: UInt32.random(in: 1...UInt32.max)))
         for (index, packet) in packets.enumerated() {
             submit(packet, granule: 0, beginning: index == 0, end: false)
             // The identification header has a page of its own; the others end the header pages.
@@ -67,7 +69,10 @@ final class OggPager {
         }
     }
 
-    deinit { ogg_stream_clear(&stream) }
+    deinit {
+        ogg_stream_clear(stream)
+        stream.deallocate()
+    }
 
     /// Puts `packet` in the stream and hands on the pages it completed.
     func write(_ packet: UnsafeMutablePointer<AVPacket>, emit: (UnsafeRawBufferPointer) -> Void) {
@@ -100,7 +105,7 @@ final class OggPager {
             packet: UnsafeMutablePointer(mutating: bytes.baseAddress), bytes: bytes.count, b_o_s: beginning ? 1 : 0,
             e_o_s: end ? 1 : 0, granulepos: granule, packetno: packetNumber)
         packetNumber += 1
-        ogg_stream_packetin(&stream, &packet)
+        ogg_stream_packetin(stream, &packet)
     }
 
     private func submit(_ bytes: [UInt8], granule: Int64, beginning: Bool, end: Bool) {
@@ -110,7 +115,7 @@ final class OggPager {
     /// Appends the pages libogg completed (all it holds, when `flush`) to `staging`.
     private func appendPages(flush: Bool) {
         var page = ogg_page()
-        while (flush ? ogg_stream_flush(&stream, &page) : ogg_stream_pageout(&stream, &page)) != 0 {
+        while (flush ? ogg_stream_flush(stream, &page) : ogg_stream_pageout(stream, &page)) != 0 {
             staging.append(contentsOf: UnsafeBufferPointer(start: page.header, count: page.header_len))
             staging.append(contentsOf: UnsafeBufferPointer(start: page.body, count: page.body_len))
             pageStart = ogg_page_granulepos(&page)

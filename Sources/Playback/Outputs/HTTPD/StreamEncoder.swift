@@ -101,11 +101,13 @@ final class StreamEncoder {
     /// encoders chain streams. What ends the old stream goes to `emit`; the new ``header``
     /// is not emitted here.
     /// The new stream's encoder is made first: if that fails, the old stream goes on as it was.
+    /// Once it is made, the new stream begins even if ending the old one failed (its last
+    /// packets are then lost, and players start on the new stream's header all the same).
     func chain(tags: [TagValue], emit: (UnsafeRawBufferPointer) -> Void) throws(OutputError) {
         let newCodec = try Self.openCodec(encoding, format: encoding.encoderFormat(for: format), source: format)
         let newResampler = resampler == nil ? nil : try EncoderResampler(from: format, to: newCodec)
         let newPager = try OggPager(codec: newCodec.context, tags: tags)
-        try finish(emit: emit)
+        try? finish(emit: emit)
         codec = newCodec
         resampler = newResampler
         pager = newPager
@@ -170,8 +172,9 @@ final class StreamEncoder {
                 context.pointee.flags |= AV_CODEC_FLAG_QSCALE
                 context.pointee.global_quality = Int32(quality * Double(FF_QP2LAMBDA))
             case .opus(let opus):
-                // FFmpeg's libopus refuses more than 256 kbit/s a channel; libopus itself, which
-                // MPD calls, clamps `max` and higher rates to that, so Tonearm clamps too.
+                // FFmpeg's libopus wrapper refuses more than 256 kbit/s a channel, where MPD
+                // hands libopus `max` or any rate up to 512 kbit/s and libopus clamps them to
+                // what it can use; Tonearm clamps at the wrapper's limit.
                 let ceiling = 256_000 * Int64(format.channels)
                 if opus.maximumBitrate {
                     context.pointee.bit_rate = ceiling
