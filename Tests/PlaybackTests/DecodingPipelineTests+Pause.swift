@@ -83,21 +83,27 @@ extension DecodingPipelineTests {
         }
     }
 
+    /// A pipeline playing a song of 11 days into `device` (which takes a chunk of 2 s every
+    /// 2 ms, so however slowly the test runs the song does not end), paused once `writes`
+    /// says two writes were made.
+    func pausedAfterTwoWrites(_ device: any AudioOutputDevice, writes: () -> Int) async -> DecodingPipeline {
+        let pipeline = DecodingPipeline(
+            outputs: [.init(name: device.name, device: device, format: nil, softwareVolume: false)],
+            bufferBytes: 64 * 1024,
+            openSource: { _ in CountingSource(first: 0, frames: 1_000_000_000) })
+        _ = pipeline.play(track(1), from: 0, paused: false)
+        await waitFor { writes() >= 2 }
+        pipeline.setPaused(true)
+        return pipeline
+    }
+
     /// A device that cannot pause itself (the `pipe` output) is asked once per pause and then
     /// left alone: its thread waits for the pause to end. (It used to ask again and again, a
     /// busy loop on the real-time output thread for as long as the pause lasted.)
     @Test func aDeviceThatCannotPauseIsAskedOncePerPause() async {
         let device = UnpausableDevice()
-        let pipeline = DecodingPipeline(
-            outputs: [.init(name: "pipe", device: device, format: nil, softwareVolume: false)],
-            bufferBytes: 64 * 1024,
-            openSource: { _ in CountingSource(first: 0, frames: 1_000_000_000) })
+        let pipeline = await pausedAfterTwoWrites(device) { device.writes.withLock { $0 } }
         defer { pipeline.shutDown() }
-        // A song of 11 days: the device takes a chunk (2 s) every 2 ms, and however slowly the
-        // test runs, the song must not end before the second pause.
-        _ = pipeline.play(track(1), from: 0, paused: false)
-        await waitFor { device.writes.withLock { $0 } >= 2 }
-        pipeline.setPaused(true)
         await waitFor { device.pauses.withLock { $0 } >= 1 }
         try? await Task.sleep(for: .milliseconds(200))
         #expect(device.pauses.withLock { $0 } == 1)
@@ -116,14 +122,8 @@ extension DecodingPipelineTests {
     /// at once.
     @Test func aDeviceThatStreamsWhilePausedIsCalledWhenItAsks() async {
         let device = SilenceStreamingDevice()
-        let pipeline = DecodingPipeline(
-            outputs: [.init(name: "httpd", device: device, format: nil, softwareVolume: false)],
-            bufferBytes: 64 * 1024,
-            openSource: { _ in CountingSource(first: 0, frames: 1_000_000_000) })
+        let pipeline = await pausedAfterTwoWrites(device) { device.writes.withLock { $0 } }
         defer { pipeline.shutDown() }
-        _ = pipeline.play(track(1), from: 0, paused: false)
-        await waitFor { device.writes.withLock { $0 } >= 2 }
-        pipeline.setPaused(true)
         await waitFor { device.pauses.withLock { $0 } >= 3 }
         // Called again and again (every 20 ms it asks), and not thousands of times.
         let pauses = device.pauses.withLock { $0 }
