@@ -193,6 +193,25 @@ def test_a_disabled_output_receives_nothing(make_audio_server, tmp_path):
     assert audio.read_settled(capture, len(tone)) == tone
 
 
+def test_the_only_output_disabled_and_enabled_during_a_pause(make_audio_server):
+    """`pause 1`, `disableoutput` of the only output, `enableoutput`, `pause 0`: the song plays
+    on from where it was paused, with no error, as MPD does. (Tonearm's output came back behind
+    the audio decoded ahead of it, and `elapsed` stood still while the state said `play`.)"""
+    server = make_audio_server(audio.null_output())
+    with server.connect() as c:
+        c.command('add "long.flac"')
+        assert c.command("play") == ["OK"]
+        wait_status(c, lambda s: float(s.get("elapsed", 0)) > 0.5, what="playback")
+        assert c.command("pause 1") == ["OK"]
+        paused = float(wait_state(c, "pause")["elapsed"])
+        assert c.command("disableoutput 0") == ["OK"]
+        assert c.command("enableoutput 0") == ["OK"]
+        assert c.command("pause 0") == ["OK"]
+        resumed = wait_status(c, lambda s: float(s.get("elapsed", 0)) > paused + 1, what="elapsed moving on")
+        assert resumed["state"] == "play" and "error" not in resumed
+        assert float(resumed["elapsed"]) < paused + 5, "the song did not go on from the pause"
+
+
 def test_elapsed_is_what_has_been_heard(make_audio_server):
     """With a null output (paced in real time), elapsed never goes back and never passes the
     song's length while it plays; paused, it stands still; resumed, it goes on."""

@@ -50,6 +50,11 @@ extension DecodingPipeline: OutputPipeline {
                 // so MPD's player pauses with this error (resuming opens the outputs again)
                 // rather than "playing" with a clock that stands still.
                 pauseForOutputs("Failed to open audio output")
+            } else if changed && transport.outputs.reference == nil {
+                // The same while paused, but MPD shows no error then: its outputs resume from
+                // the shared pipe, where an output that comes back here gets a new reader at
+                // the end of what was decoded, so the pause is resumed by playing again.
+                nowPlaying.withLock { $0.lostOutputsWhilePaused() }
             }
             transport.broadcast()
             return changed

@@ -264,9 +264,11 @@ struct PlayerCore: Sendable {
         let isPaused = pipeline.status.state == .pause
         let target = paused ?? !isPaused
         guard target != isPaused else { return }
-        if !target && outputsFailed, let current {
-            // MPD reopens its outputs when playback resumes after they failed.
-            playOrder(current, offset: pipeline.status.elapsed)
+        let status = pipeline.status
+        if !target && (outputsFailed || status.resumeRestarts), let current {
+            // MPD reopens its outputs when playback resumes after they failed, or after every
+            // one was disabled during the pause.
+            playOrder(current, offset: status.elapsed)
             return
         }
         pipeline.setPaused(target)
