@@ -63,4 +63,18 @@ struct SongURITests {
         try await library.writeURIs(ids: [ids[1], 999_999, ids[0]], into: &lines)
         #expect(lines.text == "file: 6.mp3\nfile: 1.mp3\n")
     }
+
+    /// More URIs than one lookup binds, out of order, repeated, some unknown, some that differ
+    /// only in case or by bytes that sort after ASCII: each known one found with its own song.
+    @Test func songsAtURIsFindsEveryKnownURIAcrossBatches() async throws {
+        let count = Library.lookupBatch * 2 + 7
+        let names = (0..<count).map { index in index % 3 == 0 ? "Ä/\(index).mp3" : "a/\(index).mp3" } + ["A/0.mp3"]
+        let (library, test) = try library(names.map { ($0, tags((.title, "t " + $0)), 1) })
+        defer { test.remove() }
+        let asked: [String] = Array(names.reversed()) + names.prefix(10) + ["missing.mp3", "a/0.MP3"]
+        let found = try await library.songs(atURIs: asked)
+        #expect(found.count == names.count)
+        #expect(names.allSatisfy { found[$0]?.uri == $0 && found[$0]?.tags == [TagValue(.title, "t " + $0)] })
+        #expect(try await library.songs(atURIs: [String]()).isEmpty)
+    }
 }

@@ -120,6 +120,20 @@ import Testing
         #expect(state.entries.isEmpty)
     }
 
+    /// MPD's line reader drops a `\r` before each line end; queue lines are `N:URI` with N
+    /// digits only, and a URI keeps its colons and its non-ASCII bytes.
+    @Test func linesAreReadAsMPDReadsThem() {
+        let text =
+            "state: pause\r\ncurrent: 1\r\nplaylist_begin\r\n0:a:b/Ünïcode.flac\r\n-1:minus.flac\n"
+            + "x1:letter.flac\nPrio: 9\r\n12:second.flac\nplaylist_end\r\nrandom: 1\r\n"
+        let state = StateFile.parse(text)
+        #expect(state.state == .pause)
+        #expect(state.current == 1)
+        #expect(state.entries.map(\.uri) == ["a:b/Ünïcode.flac", "second.flac"])
+        #expect(state.entries.map(\.priority) == [0, 9])
+        #expect(state.random)
+    }
+
     @Test func writeReplacesTheFileWhole() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tonearm-state-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

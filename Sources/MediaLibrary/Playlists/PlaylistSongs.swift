@@ -30,12 +30,15 @@ extension Library {
     /// The songs among `uris` that are in the database, by URI.
     package func songs(atURIs uris: some Collection<String>) async throws -> [String: Song] {
         var found: [String: Song] = [:]
+        found.reserveCapacity(uris.count)
         try await forEachBatch(of: uris) { batch, placeholders in
             let songs = try store.read { db in
                 try LibraryStore.fetchSongs(
                     db,
                     where: SQLFragment(
-                        "s.uri IN (\(placeholders))", batch.map { $0 as (any DatabaseValueConvertible)? }))
+                        "s.uri IN (\(placeholders))", batch.map { $0 as (any DatabaseValueConvertible)? }),
+                    // Every full batch has the same statement: parsed once, not once a batch.
+                    cached: batch.count == Self.lookupBatch)
             }
             for song in songs { found[song.uri] = song }
         }
@@ -64,18 +67,54 @@ extension Library {
         return matching
     }
 
+    /// Whether `a` sorts before `b` byte by byte (SQLite's `BINARY` collation), with one
+    /// `memcmp`: a generic walk of the two UTF-8 views cost a restart of a 100,000-song
+    /// queue 0.2 s.
+    private static func bytewisePrecedes(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { a in
+            b.withUTF8 { b in
+                let common = min(a.count, b.count)
+                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                return order != 0 ? order < 0 : a.count < b.count
+            }
+        }
+    }
+
     /// Calls `body` with the distinct `uris` in batches of ``lookupBatch``, each with the `?`
     /// placeholders of an SQL `IN (…)` list of its size.
+    ///
+    /// The batches follow the byte order of the URIs, the order of the `uri` index: SQLite
+    /// reads the index and the rows near each other from one batch to the next, where batches
+    /// of a `Set`'s order each touched pages all over the file (a 100,000-song queue read its
+    /// pages again and again through the connection's small cache, a fifth of a restart).
     private func forEachBatch(
         of uris: some Collection<String>,
         _ body: ([String], String) async throws -> Void
     ) async throws {
-        let unique = Array(Set(uris))
+        var unique = Array(uris)
+        unique.sort(by: Self.bytewisePrecedes)
+        unique.removeAdjacentDuplicates()
         var start = 0
         while start < unique.count {
             let batch = Array(unique[start..<min(start + Self.lookupBatch, unique.count)])
             start += batch.count
             try await body(batch, Array(repeating: "?", count: batch.count).joined(separator: ","))
         }
+    }
+}
+
+extension Array where Element: Equatable {
+    /// Removes each element equal to the one before it: on a sorted array, every duplicate.
+    fileprivate mutating func removeAdjacentDuplicates() {
+        guard var last = first else { return }
+        var kept = 1
+        for index in indices.dropFirst() where self[index] != last {
+            last = self[index]
+            swapAt(kept, index)
+            kept += 1
+        }
+        removeSubrange(kept...)
     }
 }

@@ -64,26 +64,26 @@ extension StateFile {
         var main: [Substring] = []
         var partitions: [(name: String, lines: [Substring])] = []
         var target = Target.main
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix(partitionBegin) {
+        for line in lines(of: text) {
+            if line.utf8.starts(with: partitionBegin.utf8) {
                 partitions.append((String(line.dropFirst(partitionBegin.count)), []))
                 target = .block
-            } else if target == .block && line == partitionEnd {
+            } else if target == .block && bytesEqual(line, partitionEnd) {
                 target = .main
-            } else if target != .block && line.hasPrefix(partitionSection) {
+            } else if target != .block && line.utf8.starts(with: partitionSection.utf8) {
                 partitions.append((String(line.dropFirst(partitionSection.count)), []))
                 target = .section
             } else if target == .main {
                 main.append(line)
             } else {
                 partitions[partitions.count - 1].lines.append(
-                    target == .block && line.hasPrefix("\t") ? line.dropFirst() : line)
+                    target == .block && line.utf8.first == UInt8(ascii: "\t") ? line.dropFirst() : line)
             }
         }
         return SavedServerState(
-            main: parse(main.joined(separator: "\n")),
+            main: parse(lines: main),
             partitions: partitions.filter { !$0.name.isEmpty }.map {
-                SavedServerState.Partition(name: $0.name, state: parse($0.lines.joined(separator: "\n")))
+                SavedServerState.Partition(name: $0.name, state: parse(lines: $0.lines))
             })
     }
 }
