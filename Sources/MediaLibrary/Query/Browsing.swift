@@ -4,11 +4,10 @@ package import MusicModel
 extension Library {
     /// The song at `uri`, or `nil`. A lookup of one row by its unique key, read on the
     /// caller's thread as any read that cannot scan the library is: synchronous, so that a
-    /// command that needs nothing else (`addid`) is called without an async frame.
+    /// command that needs nothing else (`addid`) is called without an async frame
+    /// (``SongLookup``).
     package func song(at uri: String) throws -> Song? {
-        try store.read { db in
-            try LibraryStore.fetchSongs(db, where: SQLFragment("s.uri = ?", [uri]), cached: true).first
-        }
+        try store.songLookup.song(at: uri)
     }
 
     /// One page of the walk below the directory `path`, in MPD's order: entries after walk

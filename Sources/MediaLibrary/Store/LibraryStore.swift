@@ -9,6 +9,8 @@ final class LibraryStore: Sendable {
     let pool: DatabasePool
     /// Whole-library groupings held in memory for `list` and `count … group`.
     let tagColumns = TagColumnCache()
+    /// The lookup of one song by its URI, beside the pool.
+    let songLookup: SongLookup
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     init(path: String) throws {
@@ -32,11 +34,13 @@ final class LibraryStore: Sendable {
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Schema.migrator.migrate(pool)
+        songLookup = SongLookup(path: path)
     }
 
     /// Empties the writer's page cache, closes the readers (reopened on the next read),
     /// waiting for reads under way to finish, and drops the cached groupings.
     func releaseMemory() {
+        songLookup.releaseMemory()
         pool.releaseMemory()
         tagColumns.removeAll()
     }
@@ -47,6 +51,7 @@ final class LibraryStore: Sendable {
     /// back (twice the start-up time at 100,000 songs, docs/benchmarks.md). The store is
     /// unusable afterwards.
     func close() throws {
+        songLookup.close()
         pool.releaseMemory()
         try pool.close()
     }
