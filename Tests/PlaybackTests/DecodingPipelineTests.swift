@@ -85,7 +85,7 @@ final class SlowDevice: AudioOutputDevice, @unchecked Sendable {
     func close() {}
 }
 
-/// An output that plays one chunk per permit the test gives it.
+/// An output that plays one chunk per permit the test gives it, and keeps what it played.
 final class GatedDevice: AudioOutputDevice, @unchecked Sendable {
     let name = "gated"
     let plugin = "test"
@@ -94,10 +94,13 @@ final class GatedDevice: AudioOutputDevice, @unchecked Sendable {
     let entered = Mutex(0)
     /// See `entered`.
     let written = Mutex(0)
+    /// The samples of the writes that returned.
+    let samples = Mutex<[Int16]>([])
     func open(format: PCMFormat) throws(OutputError) -> PCMFormat { format }
     func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
         entered.withLock { $0 += 1 }
         permits.wait()
+        samples.withLock { $0.append(contentsOf: bytes.bindMemory(to: Int16.self)) }
         written.withLock { $0 += 1 }
         return bytes.count
     }

@@ -74,22 +74,17 @@ package struct PipelineStatus: Sendable, Equatable {
     /// the ``PipelineEvent/outputsFailed(_:)`` that follows. Set in the same instant as the
     /// pause, so `status` never shows the pause without its error.
     package var outputsFailure: String?
-    /// Every output left while the track was paused, so the decoded audio ahead of them is
-    /// gone: resuming must start the track again at ``elapsed``, as after ``outputsFailure``,
-    /// but silently (MPD shows no error then).
-    package var resumeRestarts: Bool
 
     /// Creates a status.
     package init(
         state: PlayState, elapsed: Double = 0, bitrate: Int = 0, track: PipelineTrack? = nil,
-        outputsFailure: String? = nil, resumeRestarts: Bool = false
+        outputsFailure: String? = nil
     ) {
         self.state = state
         self.elapsed = elapsed
         self.bitrate = bitrate
         self.track = track
         self.outputsFailure = outputsFailure
-        self.resumeRestarts = resumeRestarts
     }
 }
 

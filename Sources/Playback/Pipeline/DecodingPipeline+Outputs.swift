@@ -48,13 +48,10 @@ extension DecodingPipeline: OutputPipeline {
             if changed && transport.outputs.reference == nil && !nowPlaying.withLock({ $0.isStopped || $0.paused }) {
                 // The last output went away under a playing song: nothing plays it any more,
                 // so MPD's player pauses with this error (resuming opens the outputs again)
-                // rather than "playing" with a clock that stands still.
+                // rather than "playing" with a clock that stands still. During a pause MPD
+                // shows nothing: an output enabled again resumes from the paused chunk
+                // (``PCMBuffer/addReader()``).
                 pauseForOutputs("Failed to open audio output")
-            } else if changed && transport.outputs.reference == nil {
-                // The same while paused, but MPD shows no error then: its outputs resume from
-                // the shared pipe, where an output that comes back here gets a new reader at
-                // the end of what was decoded, so the pause is resumed by playing again.
-                nowPlaying.withLock { $0.lostOutputsWhilePaused() }
             }
             transport.broadcast()
             return changed

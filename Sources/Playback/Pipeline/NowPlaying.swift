@@ -47,8 +47,6 @@ struct NowPlaying {
     private(set) var paused = false
     /// Why the pipeline paused when no output could play (``pauseForOutputs(_:)``).
     private(set) var outputsFailure: String?
-    /// See ``PipelineStatus/resumeRestarts``.
-    private(set) var resumeRestarts = false
     /// The position in the current song.
     private(set) var elapsed = 0.0
     /// The bit rate of what was heard last.
@@ -69,7 +67,7 @@ struct NowPlaying {
         guard let token = playingToken, let track = tracks[token] else { return PipelineStatus(state: .stop) }
         return PipelineStatus(
             state: paused ? .pause : .play, elapsed: elapsed, bitrate: bitrate, track: track,
-            outputsFailure: outputsFailure, resumeRestarts: resumeRestarts)
+            outputsFailure: outputsFailure)
     }
 
     /// Whether nothing plays (after `stop`, or the end of the stream).
@@ -88,7 +86,6 @@ struct NowPlaying {
         playingToken = track.token
         elapsed = offset
         bitrate = 0
-        resumeRestarts = false
         tracks = [track.token: track]
         queuedToken = nil
         descriptions = [:]
@@ -97,7 +94,6 @@ struct NowPlaying {
     /// `stop`, starting `generation`.
     mutating func stop(generation: UInt64) {
         self.generation = generation
-        resumeRestarts = false
         descriptions = [:]
         playingToken = nil
         bitrate = 0
@@ -149,11 +145,6 @@ struct NowPlaying {
             bitrate = chunk.bitrate
             referenceChunk = chunk
         }
-    }
-
-    /// The last output left while paused: see ``PipelineStatus/resumeRestarts``.
-    mutating func lostOutputsWhilePaused() {
-        if paused && !isStopped { resumeRestarts = true }
     }
 
     /// The reference output reached the next song in single mode: paused there.

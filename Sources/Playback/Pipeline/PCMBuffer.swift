@@ -41,6 +41,9 @@ final class PCMBuffer {
     private let readers: UnsafeMutablePointer<Int>
     private let active: UnsafeMutablePointer<Bool>
     private let maximumReaders: Int
+    /// Where a reader registered while no other is starts: the chunk the last one to leave
+    /// had not yet played (nothing is written without a reader, so it is still there).
+    private var resumePosition = 0
 
     /// Creates a buffer of `totalBytes` (MPD's `audio_buffer_size`) in chunks of `chunkSize`.
     init(totalBytes: Int, chunkSize: Int = 4096, maximumReaders: Int = 16) {
@@ -64,16 +67,24 @@ final class PCMBuffer {
         active.deallocate()
     }
 
-    /// Registers a consumer at the current write position; returns its id.
+    /// Registers a consumer at the oldest chunk not yet played by every consumer, as MPD's
+    /// outputs all read one pipe from its head: beside other consumers, at the slowest of them
+    /// (an output enabled while another plays joins it in time, not the decoder's seconds
+    /// ahead); alone, where the last one left (an output enabled again after the only one was
+    /// disabled during a pause resumes from the paused chunk). Returns its id.
     func addReader() -> Int? {
         guard let id = (0..<maximumReaders).first(where: { !active[$0] }) else { return nil }
+        let start = hasReaders ? slowestReader() : min(resumePosition, written)
         active[id] = true
-        readers[id] = written
+        readers[id] = start
         return id
     }
 
     /// Unregisters a consumer; the producer no longer waits for it.
-    func removeReader(_ id: Int) { active[id] = false }
+    func removeReader(_ id: Int) {
+        active[id] = false
+        if !hasReaders { resumePosition = readers[id] }
+    }
 
     /// The index of the chunk the consumer reads next (counted as ``written`` counts).
     func position(reader id: Int) -> Int { readers[id] }
@@ -121,6 +132,7 @@ final class PCMBuffer {
     /// Drops everything buffered: every consumer jumps to the write position.
     func dropAll() {
         for id in 0..<maximumReaders where active[id] { readers[id] = written }
+        resumePosition = written
     }
 
     /// Takes back the chunks from `index` on, if no consumer has reached them yet.
@@ -129,6 +141,7 @@ final class PCMBuffer {
         // A consumer at `index` may be reading that very chunk right now.
         for id in 0..<maximumReaders where active[id] && readers[id] >= index { return false }
         written = min(written, index)
+        resumePosition = min(resumePosition, written)
         return true
     }
 

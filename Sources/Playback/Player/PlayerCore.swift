@@ -265,9 +265,8 @@ struct PlayerCore: Sendable {
         let target = paused ?? !isPaused
         guard target != isPaused else { return }
         let status = pipeline.status
-        if !target && (outputsFailed || status.resumeRestarts), let current {
-            // MPD reopens its outputs when playback resumes after they failed, or after every
-            // one was disabled during the pause.
+        if !target && outputsFailed, let current {
+            // MPD reopens its outputs when playback resumes after they failed.
             playOrder(current, offset: status.elapsed)
             return
         }
