@@ -138,40 +138,11 @@ extension DecodingPipelineTests {
     }
 }
 
-/// A device like the `httpd` output: while paused it asks to be called every `interval`
-/// seconds, and counts its calls.
-final class SilenceStreamingDevice: AudioOutputDevice, @unchecked Sendable {
-    let name = "httpd"
-    let plugin = "httpd"
-    let pauses = Mutex(0)
-    let writes = Mutex(0)
-    let interval = Mutex(0.02)
-    let lastPause = Mutex(ContinuousClock.now)
-    func open(format: PCMFormat) throws(OutputError) -> PCMFormat { format }
-    func write(_ bytes: UnsafeRawBufferPointer) throws(OutputError) -> Int {
-        usleep(2000)
-        writes.withLock { $0 += 1 }
-        return bytes.count
-    }
-    func drain() {}
-    func cancel() {}
-    func nextPauseCall() -> Double? {
-        let due = lastPause.withLock { $0 } + .seconds(interval.withLock { $0 })
-        let left = ContinuousClock.now.duration(to: due)
-        return Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
-    }
-    func pause() -> Bool {
-        lastPause.withLock { $0 = ContinuousClock.now }
-        pauses.withLock { $0 += 1 }
-        return true
-    }
-    func close() {}
-}
-
-/// A device like the `pipe` output: it cannot pause itself, and counts how often it is asked.
-final class UnpausableDevice: AudioOutputDevice, @unchecked Sendable {
-    let name = "pipe"
-    let plugin = "pipe"
+/// A device that counts its writes and its pause calls, taking 2 ms a write; it cannot pause
+/// itself (`pause()` is false), as the `pipe` output.
+class UnpausableDevice: AudioOutputDevice, @unchecked Sendable {
+    var name: String { "pipe" }
+    var plugin: String { "pipe" }
     let pauses = Mutex(0)
     let writes = Mutex(0)
     func open(format: PCMFormat) throws(OutputError) -> PCMFormat { format }
@@ -186,5 +157,26 @@ final class UnpausableDevice: AudioOutputDevice, @unchecked Sendable {
         pauses.withLock { $0 += 1 }
         return false
     }
+    /// Declared here so that a subclass's answer is the one the pipeline calls.
+    func nextPauseCall() -> Double? { nil }
     func close() {}
+}
+
+/// A device like the `httpd` output: while paused it asks to be called every `interval`
+/// seconds, and counts its calls.
+final class SilenceStreamingDevice: UnpausableDevice, @unchecked Sendable {
+    override var name: String { "httpd" }
+    override var plugin: String { "httpd" }
+    let interval = Mutex(0.02)
+    let lastPause = Mutex(ContinuousClock.now)
+    override func nextPauseCall() -> Double? {
+        let due = lastPause.withLock { $0 } + .seconds(interval.withLock { $0 })
+        let left = ContinuousClock.now.duration(to: due)
+        return Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+    }
+    override func pause() -> Bool {
+        lastPause.withLock { $0 = ContinuousClock.now }
+        _ = super.pause()
+        return true
+    }
 }

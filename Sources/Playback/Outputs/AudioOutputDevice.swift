@@ -59,7 +59,7 @@ package protocol AudioOutputDevice: AnyObject {
 
     /// Whether the device wants the tags of what it plays (``sendTag(_:)``): the `httpd`
     /// output, unless its `tags` option says no. The output thread looks them up only for
-    /// such a device.
+    /// such a device, and reads this once, when it is made: it must not change.
     var takesTags: Bool { get }
 
     /// The tags of the song the next write belongs to, or a stream's new title: called before

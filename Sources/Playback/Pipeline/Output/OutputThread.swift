@@ -47,6 +47,9 @@ final class OutputThread: @unchecked Sendable {
     private var currentToken: Int?
     /// For a device that takes tags: the song and the stream description it last got tags of.
     private var tagged: (token: Int?, serial: UInt32) = (nil, 0)
+    /// Whether the device takes tags (``AudioOutputDevice/takesTags``), asked once rather than
+    /// through the protocol for every chunk.
+    private let takesTags: Bool
     /// Where the device is.
     var device = DeviceLifecycle()
     /// The software volume stage, whose dither runs on from chunk to chunk.
@@ -71,6 +74,7 @@ final class OutputThread: @unchecked Sendable {
         self.settings = settings
         self.events = events
         device.keepsOpen = output.alwaysOn
+        takesTags = output.device.takesTags
         // MPD logs `Underrun on ALSA device "…"` at debug level; an underrun is a gap the
         // listener hears, so here it is a warning, worded as the opening line is.
         underrunEntry = PipelineLogEntry(
@@ -207,7 +211,7 @@ final class OutputThread: @unchecked Sendable {
     /// The tags to hand a device that takes them before it plays the chunk: the song's at its
     /// first chunk, a station's at the chunk its new title came with. Called with the lock held.
     private func tagsToSend(_ info: ChunkInfo) -> [TagValue]? {
-        guard output.device.takesTags else { return nil }
+        guard takesTags else { return nil }
         var tags: [TagValue]?
         if tagged.token != info.token {
             tagged.token = info.token
