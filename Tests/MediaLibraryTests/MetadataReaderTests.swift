@@ -6,8 +6,8 @@ import Testing
 
 /// Sound files made once per test run with the `ffmpeg` CLI (two seconds of sine), plus files
 /// whose tags are written byte by byte, because FFmpeg cannot write repeated Vorbis comments or
-/// several values in one ID3v2.4 frame.
-private final class Fixtures: Sendable {
+/// several values in one ID3v2.4 frame. Other suites copy them (``flac(from:comments:to:)``).
+final class Fixtures: Sendable {
     let directory: String
 
     static let shared: Fixtures? = try? Fixtures()
@@ -75,7 +75,12 @@ private final class Fixtures: Sendable {
 
     /// Copies a FLAC file, replacing its VORBIS_COMMENT block with `comments`.
     private func flac(from source: String, comments: [String], to output: String) throws {
-        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(source))))
+        try Self.flac(fromPath: path(source), comments: comments, toPath: path(output))
+    }
+
+    /// Copies the FLAC file at `source`, replacing its VORBIS_COMMENT block with `comments`.
+    static func flac(fromPath source: String, comments: [String], toPath output: String) throws {
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
         var offset = 4
         var blocks: [(UInt8, [UInt8])] = []
         while true {
@@ -94,7 +99,7 @@ private final class Fixtures: Sendable {
             result += [UInt8(block.count >> 16 & 0xFF), UInt8(block.count >> 8 & 0xFF), UInt8(block.count & 0xFF)]
             result += block
         }
-        try Data(result + data[offset...]).write(to: URL(fileURLWithPath: path(output)))
+        try Data(result + data[offset...]).write(to: URL(fileURLWithPath: output))
     }
 
     /// An ID3v2.4 tag of UTF-8 text frames (values NUL-separated) and a MusicBrainz UFID frame.

@@ -20,6 +20,9 @@ struct MusicFolderScanner: Sendable {
     var updateGuard = UpdateGuard(enabled: true)
     /// How many files are read before their rows are written.
     var batchSize = 512
+    /// Whether the first scan of a library inserts its songs without their indexes
+    /// (``Schema/dropForBulkInsert(_:)``); off only to compare with a scan row by row.
+    var firstScanInBulk = true
 
     /// Updates the database below `uri` (`""` is everything).
     /// - Parameters:
@@ -36,7 +39,7 @@ struct MusicFolderScanner: Sendable {
     ) throws -> (changed: Bool, reread: Bool, removedSongs: [String]) {
         let folder = updateGuard.enabled ? MusicDirectoryCheck(path: walker.root) : .usable
         return try store.pool.write { db in
-            let songsBefore = updateGuard.enabled ? try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM song") ?? 0 : 0
+            let songsBefore = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM song") ?? 0
             try updateGuard.check(folder, path: walker.root, songs: songsBefore, rescan: rescan)
             // A scan inserts into four indexes and the trigram index at scattered places: with
             // SQLite's default 2 MiB of cache it kept evicting and rereading their pages (100,000
@@ -73,10 +76,18 @@ struct MusicFolderScanner: Sendable {
                     report(&progress)
                 }
                 progress.walked = true
+                // The first scan of a library (MPD's first start, or after `db_file` was
+                // removed) fills empty tables: its songs go in without their secondary
+                // indexes and trigram triggers, which are built once afterwards. Inserted one
+                // row at a time, each song's ten tag rows went into three indexes and the
+                // trigram index at scattered places: most of a first scan's time.
+                let bulk = firstScanInBulk && songsBefore == 0 && !tree.songs.isEmpty
+                let dropped = bulk ? try Schema.dropForBulkInsert(db) : nil
                 try ensureDirectories(for: uri, db, &changes)
                 try syncDirectories(under: uri, disk: tree.directories, db, &changes, &progress)
                 try syncSongs(under: uri, disk: tree.songs, rescan: rescan, now: now, db, &changes, &progress)
                 try syncPlaylists(under: uri, disk: tree.playlists, db, &changes)
+                if let dropped { try Schema.restoreAfterBulkInsert(db, dropped) }
                 progress.checked += tree.playlists.count
             }
             // Thrown inside the transaction: the removals, and all else, roll back.

@@ -205,3 +205,46 @@ enum Schema {
         try flush()
     }
 }
+
+extension Schema {
+    /// The secondary indexes of `song` and `songTag` and the trigram index's triggers, as
+    /// SQLite stores their definitions, dropped for a first scan (``dropForBulkInsert(_:)``).
+    struct BulkInsert {
+        fileprivate let indexes: [String]
+        fileprivate let triggers: [String]
+    }
+
+    /// Drops what every inserted song would otherwise update one row at a time: the secondary
+    /// indexes of `song` and `songTag` and the triggers that feed the trigram index. Their
+    /// definitions are read back from `sqlite_master`, so that ``restoreAfterBulkInsert(_:_:)``
+    /// makes them exactly as the migrations left them. Only for a library without songs, in
+    /// the transaction that fills it: readers see the old schema until it commits.
+    static func dropForBulkInsert(_ db: Database) throws -> BulkInsert {
+        func definitions(_ type: String) throws -> [(name: String, sql: String)] {
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT name, sql FROM sqlite_master
+                    WHERE type = ? AND tbl_name IN ('song', 'songTag') AND sql IS NOT NULL ORDER BY name
+                    """, arguments: [type]
+            ).map { ($0[0], $0[1]) }
+        }
+        let indexes = try definitions("index")
+        let triggers = try definitions("trigger")
+        for index in indexes { try db.execute(sql: "DROP INDEX \(index.name.quotedDatabaseIdentifier)") }
+        for trigger in triggers { try db.execute(sql: "DROP TRIGGER \(trigger.name.quotedDatabaseIdentifier)") }
+        return BulkInsert(indexes: indexes.map(\.sql), triggers: triggers.map(\.sql))
+    }
+
+    /// Makes again what ``dropForBulkInsert(_:)`` dropped, each index built once by sorting its
+    /// rows, and fills the trigram index with one statement.
+    static func restoreAfterBulkInsert(_ db: Database, _ dropped: BulkInsert) throws {
+        for index in dropped.indexes { try db.execute(sql: index) }
+        try db.execute(sql: "INSERT INTO songTagText(songTagText) VALUES ('delete-all')")
+        try db.execute(
+            sql:
+                "INSERT INTO songTagText(rowid, folded) SELECT id, folded FROM songTag WHERE tag IN (\(indexedTagList))"
+        )
+        for trigger in dropped.triggers { try db.execute(sql: trigger) }
+    }
+}
