@@ -42,6 +42,9 @@ package struct StateFileService: Service, CustomStringConvertible {
     private let writer = BlockingWorkQueue(label: "tonearm.statefile")
     /// The last write's failure, logged once until a write succeeds again.
     private let lastFailure = FailureMemory()
+    /// A file whose songs could not be read from the database at start (a damaged page):
+    /// restored once the database has been checked and, if damaged, scanned again.
+    private let deferred = DeferredRestore()
 
     /// The name ServiceLifecycle logs (rather than every field of the struct).
     package var description: String { "StateFile" }
@@ -68,7 +71,8 @@ package struct StateFileService: Service, CustomStringConvertible {
 
     /// Saves on change until graceful shutdown, then saves a last time. Call ``restore()``
     /// first, before clients can connect; a file it left for the first scan is restored here,
-    /// once that scan has finished.
+    /// once that scan has finished, and one whose songs the database could not give (a
+    /// damaged page) once the database has been checked and, if damaged, scanned again.
     package func run() async throws {
         if firstScanRunning, let saved = StateFile.readServer(from: path), waitsForFirstScan(saved) {
             // Polled, so that a graceful shutdown ends the wait at once.
@@ -77,7 +81,22 @@ package struct StateFileService: Service, CustomStringConvertible {
             }
             // Stopped before the scan finished: the file keeps what it holds.
             guard scanned != nil else { return }
-            await restore(saved)
+            if await !restore(saved) {
+                logger.error("state file \(path): the queued songs cannot be read; the queue starts empty")
+            }
+        }
+        if let saved = deferred.saved.withLock({ $0 }), let library {
+            // Not written over meanwhile: the file keeps the queue until it is restored.
+            let rebuilt: Void? = try? await cancelWhenGracefulShutdown {
+                while !library.updates.hasCheckedDatabase || library.updates.runningJobID != nil {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            guard rebuilt != nil else { return }
+            deferred.saved.withLock { $0 = nil }
+            if await !restore(saved) {
+                logger.error("state file \(path): the queued songs still cannot be read; the queue starts empty")
+            }
         }
         try? await cancelWhenGracefulShutdown { [self] in
             var written = Snapshot(of: partitions)
@@ -113,7 +132,9 @@ package struct StateFileService: Service, CustomStringConvertible {
             logger.notice("the database is new: the state file \(path) is restored once the first update has finished")
             return
         }
-        await restore(saved)
+        if await !restore(saved) {
+            deferred.saved.withLock { $0 = saved }
+        }
     }
 
     /// Whether `saved` names songs that the running first scan has yet to find.
@@ -123,9 +144,25 @@ package struct StateFileService: Service, CustomStringConvertible {
     }
 
     /// Gives each partition its queue and outputs back, making the partitions `saved` names.
-    private func restore(_ saved: SavedServerState) async {
+    /// - Returns: `false`, with nothing restored, when the database could not be read for the
+    ///   queued songs.
+    private func restore(_ saved: SavedServerState) async -> Bool {
+        // The library's songs in batches (`IN (…)` lists), not one lookup per entry: a
+        // 100,000-song queue came back in 2.1 s that way, against MPD's 0.8 s.
+        let files = ([saved.main] + saved.partitions.map(\.state)).flatMap { state in
+            state.entries.lazy.map(\.uri).filter { !RemoteStream.isSupported($0) }
+        }
+        let songsByURI: [String: Song]
+        do {
+            songsByURI = try await library?.songs(atURIs: files) ?? [:]
+        } catch {
+            logger.warning(
+                "state file \(path): cannot read its songs from the database (\(error)); the queue is restored once the database has been checked"
+            )
+            return false
+        }
         let main = partitions.defaultPartition
-        await restore(saved.main, into: main)
+        restore(saved.main, into: main, found: songsByURI)
         // As MPD reads `audio_device_state`: only a disabled output changes anything.
         for output in saved.main.outputs where !output.enabled {
             if let id = main.outputStatuses.first(where: { $0.name == output.name })?.id {
@@ -153,15 +190,13 @@ package struct StateFileService: Service, CustomStringConvertible {
                     logger.warning("state file: output \(output.name) for partition \(block.name): \(error.message)")
                 }
             }
-            await restore(block.state, into: partition)
+            restore(block.state, into: partition, found: songsByURI)
         }
+        return true
     }
 
-    private func restore(_ state: SavedPlayerState, into partition: Partition) async {
-        // The library's songs in batches (`IN (…)` lists), not one lookup per entry: a
-        // 100,000-song queue came back in 2.1 s that way, against MPD's 0.8 s.
-        let files = state.entries.lazy.map(\.uri).filter { !RemoteStream.isSupported($0) }
-        let found = (try? await library?.songs(atURIs: files)) ?? [:]
+    /// Gives `partition` its queue, with the songs the library `found` by URI.
+    private func restore(_ state: SavedPlayerState, into partition: Partition, found: [String: Song]) {
         let songs: [Song?] = state.entries.map { entry in
             RemoteStream.isSupported(entry.uri) ? Song(streamURL: entry.uri, tags: entry.tags) : found[entry.uri]
         }
@@ -229,6 +264,11 @@ package struct StateFileService: Service, CustomStringConvertible {
 }
 
 /// The last failure of a repeated operation, so that it is logged once rather than each time.
+/// A state file whose restore waits for the database (``StateFileService``'s `deferred`).
+private final class DeferredRestore: Sendable {
+    let saved = Mutex<SavedServerState?>(nil)
+}
+
 private final class FailureMemory: Sendable {
     /// What failed and why (the step and the error number), or nil after a success.
     let kind = Mutex<String?>(nil)

@@ -86,6 +86,22 @@ def test_a_database_damaged_in_its_middle_is_found_after_start_and_rebuilt(serve
     assert_rebuilt(server, "copied")
 
 
+def test_a_queue_whose_songs_lie_on_damaged_pages_comes_back_after_the_rebuild(server):
+    """The damage hits the songs' own rows, so the state file's songs cannot be read at start:
+    the queue waits for the check and the new scan rather than starting empty (and the file is
+    not written over meanwhile)."""
+    path = database(server)
+    with sqlite3.connect(path) as db:
+        pages = [row[0] for row in db.execute("SELECT pageno FROM dbstat WHERE name = 'song' AND pagetype = 'leaf'")]
+    assert pages
+    with open(path, "r+b") as file:
+        for page in pages:
+            file.seek((page - 1) * 4096)
+            file.write(b"\xa5" * 4096)
+    assert_rebuilt(server, "copied")
+    assert "cannot read its songs from the database" in server.log_text()
+
+
 def test_an_intact_database_is_left_alone(server):
     server.extra_config = 'log_level "info"\n'
     with server, server.connect() as c:

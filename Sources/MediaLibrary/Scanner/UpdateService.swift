@@ -38,6 +38,8 @@ package final class UpdateService: Sendable {
         var lastID = 0
         /// Why the last update was refused or failed, until one succeeds or `clearerror`.
         var failure: String?
+        /// Whether ``checkDatabase(path:)`` has finished, its rebuild queued if it found damage.
+        var checked = false
     }
 
     private let state = Mutex(State())
@@ -67,6 +69,10 @@ package final class UpdateService: Sendable {
         self.progressInterval = progressInterval
         self.onEvent = onEvent
     }
+
+    /// Whether the check of the database at start has finished: with ``runningJobID`` nil
+    /// too, a damaged database has been scanned again.
+    package var hasCheckedDatabase: Bool { state.withLock { $0.checked } }
 
     /// The id of the job running now, for `status`'s `updating_db`.
     package var runningJobID: Int? { state.withLock { $0.running?.id } }
@@ -178,6 +184,8 @@ package final class UpdateService: Sendable {
     /// is reset (its copy kept at `PATH.damaged`) and scanned again with a job of its own.
     func checkDatabase(path: String) {
         queue.async { [self] in
+            // Set last, after the rebuild is queued (`enqueue` marks it running at once).
+            defer { state.withLock { $0.checked = true } }
             let started = ContinuousClock.now
             let damage: String?
             do {
