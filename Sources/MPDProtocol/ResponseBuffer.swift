@@ -52,6 +52,11 @@ package struct ResponseBuffer: Sendable {
         bytes.writeBuffer(&other)
     }
 
+    /// Appends the bytes `range` of what another buffer holds (offsets from its start).
+    package mutating func append(contentsOf other: ResponseBuffer, range: Range<Int>) {
+        _ = other.bytes.withUnsafeReadableBytes { bytes.writeBytes(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+
     /// Appends `key: value\n` for an integer value.
     package mutating func append(_ key: String, _ value: some BinaryInteger) {
         guard let number = Int64(exactly: value) else { return append(key, String(value)) }
