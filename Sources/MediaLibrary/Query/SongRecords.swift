@@ -66,8 +66,8 @@ extension Library {
     /// at 100,000 songs, 5,000 rows scattered over most pages of both tables, each page a
     /// `pread` from the kernel's cache. Here the rows are read once, as the index hands them
     /// over, and only the songs' places are sorted. The read is not paged: the event loop is
-    /// busy with it until every song is written (about 15 ms for those 5,000 songs), which
-    /// `limit` bounds.
+    /// busy with it until every song is written (about 17 ms of CPU for those 5,045 songs on
+    /// the bench machine, perf), which `limit` bounds.
     /// - Returns: the songs' byte ranges in `sink`, in output order; `nil` when more than
     ///   `limit` songs match, when the selection sorts or windows, or when it may test every
     ///   song: those go through ``songIDs(_:)``, whose pages keep a long answer's memory
