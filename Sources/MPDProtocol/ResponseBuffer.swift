@@ -11,9 +11,9 @@ package struct ResponseBuffer: Sendable {
     /// The encoded bytes so far.
     package private(set) var bytes: ByteBuffer
 
-    /// Creates an empty response body.
-    package init(allocator: ByteBufferAllocator = ByteBufferAllocator()) {
-        bytes = allocator.buffer(capacity: 256)
+    /// Creates an empty response body with room for `capacity` bytes before it grows.
+    package init(allocator: ByteBufferAllocator = ByteBufferAllocator(), capacity: Int = 256) {
+        bytes = allocator.buffer(capacity: capacity)
     }
 
     /// The number of bytes written so far.

@@ -34,10 +34,10 @@ enum DatabaseQueryCommands {
             invocation.arguments[...], foldCase: foldCase, allowsPosition: false)
         let library = try invocation.server.requireLibrary()
         let tags = invocation.visibleTags
-        var blocks = ResponseBuffer()
+        var blocks = SongBlocks()
         if let songs = try await library.writeMatchingSongs(
             selection, limit: oneReadLimit, into: &blocks,
-            { record, lines in SongPrinter.write(record, tags: tags, to: &lines) })
+            { record, blocks in blocks.write { SongPrinter.write(record, tags: tags, to: &$0) } })
         {
             try await send(&invocation, songs, of: blocks)
             return .ok
@@ -60,7 +60,7 @@ enum DatabaseQueryCommands {
     /// grows. Songs that lie one after another in `blocks` (the library writes them in the
     /// order of their ids) are copied as one run.
     private static func send(
-        _ invocation: inout CommandInvocation, _ songs: [Range<Int>], of blocks: ResponseBuffer
+        _ invocation: inout CommandInvocation, _ songs: [Range<Int>], of blocks: SongBlocks
     ) async throws {
         var index = songs.startIndex
         while index < songs.endIndex {
@@ -72,7 +72,7 @@ enum DatabaseQueryCommands {
                 run = run.lowerBound..<songs[index].upperBound
                 index += 1
             }
-            invocation.response.append(contentsOf: blocks, range: run)
+            blocks.copy(run, to: &invocation.response)
             try await invocation.flushIfLarge()
         }
     }
