@@ -47,16 +47,29 @@ struct MatchingSongsTests {
         try await body(try database.library())
     }
 
-    /// The selection's songs printed in one read (`nil` when the library declines), in the
-    /// order of the ranges it returns.
+    /// The selection's songs printed in one read (`nil` when the library declines), in output
+    /// order: the songs past `limit` printed afterwards by id, as the server does.
     static func oneRead(_ library: Library, _ selection: DatabaseSelection, limit: Int = 100) async throws
         -> [UInt8]?
     {
         var lines = Lines()
         guard
-            let ranges = try await library.writeMatchingSongs(selection, limit: limit, into: &lines, print)
+            let songs = try await library.writeMatchingSongs(selection, limit: limit, into: &lines, print)
         else { return nil }
-        return ranges.flatMap { lines.bytes[$0] }
+        var printed: [UInt8] = []
+        for song in songs {
+            if let bytes = song.bytes {
+                printed += lines.bytes[bytes]
+            } else {
+                var later = Lines()
+                try await library.writeSongs(ids: [song.id], into: &later) { id, record, later in
+                    #expect(id == song.id)
+                    print(record, &later)
+                }
+                printed += later.bytes
+            }
+        }
+        return printed
     }
 
     /// The selection's songs printed as ids first, then a read per page.
@@ -81,6 +94,8 @@ struct MatchingSongsTests {
             #expect(!FilterSQL.mayScan(try #require(selection.filter)))
             let expected = try await Self.twoSteps(library, selection)
             #expect(try await Self.oneRead(library, selection) == expected)
+            // The songs past the limit, printed by id afterwards, fall into their places.
+            #expect(try await Self.oneRead(library, selection, limit: 1) == expected)
         }
     }
 
@@ -95,11 +110,17 @@ struct MatchingSongsTests {
         }
     }
 
-    @Test func declinesMoreSongsThanTheLimit() async throws {
+    @Test func writesTheFirstSongsByIdUpToTheLimitAndPlacesTheRest() async throws {
         try await Self.withLibrary { library in
-            let selection = try Self.selection("(title contains 'night')")
-            #expect(try await Self.oneRead(library, selection, limit: 2) == nil)
-            #expect(try await Self.oneRead(library, selection, limit: 3) != nil)
+            var lines = Lines()
+            let songs = try #require(
+                try await library.writeMatchingSongs(DatabaseSelection(filter: nil), limit: 2, into: &lines, Self.print)
+            )
+            // Walk order: 5, 4, 2, 3, 1; the first two ids were written, the rest only placed.
+            #expect(songs.map(\.id) == [5, 4, 2, 3, 1])
+            #expect(songs.filter { $0.bytes != nil }.map(\.id).sorted() == [1, 2])
+            let first = try #require(songs.last?.bytes)
+            #expect(String(decoding: lines.bytes[first], as: UTF8.self).hasPrefix("file: a/1.mp3\n"))
         }
     }
 
