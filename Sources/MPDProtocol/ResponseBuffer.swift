@@ -1,5 +1,9 @@
 package import NIOCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Builds the body of a response: `key: value` lines and binary chunks, in MPD's framing.
 ///
 /// The session appends `OK`, `list_OK` or an `ACK` line itself; handlers only write content.
@@ -7,9 +11,9 @@ package struct ResponseBuffer: Sendable {
     /// The encoded bytes so far.
     package private(set) var bytes: ByteBuffer
 
-    /// Creates an empty response body.
-    package init(allocator: ByteBufferAllocator = ByteBufferAllocator()) {
-        bytes = allocator.buffer(capacity: 256)
+    /// Creates an empty response body with room for `capacity` bytes before it grows.
+    package init(allocator: ByteBufferAllocator = ByteBufferAllocator(), capacity: Int = 256) {
+        bytes = allocator.buffer(capacity: capacity)
     }
 
     /// The number of bytes written so far.
@@ -36,9 +40,15 @@ package struct ResponseBuffer: Sendable {
                 line[key.count] = UInt8(ascii: ":")
                 line[key.count + 1] = UInt8(ascii: " ")
                 let text = UnsafeMutableRawBufferPointer(rebasing: line[(key.count + 2)...])
-                if !value.isEmpty { text.copyMemory(from: value) }
-                for index in value.indices where value[index] == 0x0A || value[index] == 0x0D {
-                    text[index] = 0x20
+                if let base = value.baseAddress, !value.isEmpty {
+                    text.copyMemory(from: value)
+                    // Values almost never hold a line break: `memchr` looks for one many bytes
+                    // at a time, where the loop below tests each byte.
+                    if memchr(base, 0x0A, value.count) != nil || memchr(base, 0x0D, value.count) != nil {
+                        for index in value.indices where value[index] == 0x0A || value[index] == 0x0D {
+                            text[index] = 0x20
+                        }
+                    }
                 }
                 line[key.count + 2 + value.count] = UInt8(ascii: "\n")
                 return key.count + value.count + 3
@@ -50,6 +60,11 @@ package struct ResponseBuffer: Sendable {
     package mutating func append(contentsOf other: ResponseBuffer) {
         var other = other.bytes
         bytes.writeBuffer(&other)
+    }
+
+    /// Appends the bytes `range` of what another buffer holds (offsets from its start).
+    package mutating func append(contentsOf other: ResponseBuffer, range: Range<Int>) {
+        _ = other.bytes.withUnsafeReadableBytes { bytes.writeBytes(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
     /// Appends `key: value\n` for an integer value.

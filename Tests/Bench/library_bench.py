@@ -18,6 +18,10 @@ server, in turn, on loopback:
                    with every song (median of --restarts)
   memory           VmRSS from /proc after the scan, after the queries, after the restart
   database         size of the database file(s)
+  output-bound     the bytes one server answered to the broad `search` (Tonearm's; MPD's with
+  limit            --only mpd), sent prebuilt in one write by a minimal loopback server in its own
+                   process (`prebuilt_server.py`), timed with the same client and --repeat: the
+                   time the client needs only to read that answer. Tonearm / limit beside it
   rescan           once every server has been through the steps above, all are started again
                    on their databases and take turns: `rescan` of the unchanged library, timed
                    from sending it until `status` has no `updating_db` (MPD has saved its
@@ -44,6 +48,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 import baseline  # noqa: E402
+import prebuilt_server  # noqa: E402
 import support.servers as servers  # noqa: E402
 from library_gen import NARROW_SEARCH, SEARCH_SUBSTRING, generate  # noqa: E402
 
@@ -194,12 +199,20 @@ def queries(plan):
     ]
 
 
+#: The key under which `run_queries` keeps the answer to the first query (the broad `search`),
+#: for the output-bound limit; not a row of the table.
+ANSWER = "answer to the broad search"
+#: The row of the output-bound limit, printed after the broad `search`.
+LIMIT = "output-bound limit (prebuilt bytes)"
+
+
 def run_queries(server, plan, repeat: int, results: dict, errors: list):
     client = None
-    for name, command, check in queries(plan):
+    for index, (name, command, check) in enumerate(queries(plan)):
         try:
             client = client or Client(server.port, 60)
-            got, expected = check(client.lines(command))
+            answer = client.request(command)
+            got, expected = check(answer.decode("utf-8", "replace").splitlines())
             if got != expected:
                 raise Failed(f"`{command}`: {got:,} results, expected {expected:,}")
             times = []
@@ -208,6 +221,8 @@ def run_queries(server, plan, repeat: int, results: dict, errors: list):
                 client.request(command)
                 times.append(time.perf_counter() - start)
             results[name] = ("query", times)
+            if index == 0:
+                results[ANSWER] = ("answer", (command, answer))
         except (Failed, OSError, ValueError) as error:
             errors.append(f"{name}: {error}")
             results[name] = ("error", None)
@@ -355,22 +370,53 @@ def unit(name: str) -> str:
     return "ms, median (p90)"
 
 
-def rows(size, plan, mpd, tonearm, old=None):
-    """The table's rows of one size; with `old` (the baseline's figures) two cells more each."""
-    order = ["full scan", "resident memory after the scan", "queries", *(q[0] for q in queries(plan)),
+def bench_limit(per: dict, repeat: int):
+    """The output-bound limit of the broad `search` (see the module's documentation), from the
+    answer Tonearm gave (MPD's when Tonearm did not run): ("query", times), ("error", None) or
+    None when no server answered it."""
+    kind = next((k for k in ("tonearm", "mpd") if ANSWER in per[k]), None)
+    if kind is None:
+        return None
+    command, answer = per[kind][ANSWER][1]
+    try:
+        times, cpu = prebuilt_server.measure(answer, command, repeat, Client)
+    except (Failed, OSError, RuntimeError, ValueError) as error:
+        log(f"  output-bound limit: {error}")
+        return ("error", None)
+    # The server's own share, to show it is not what the limit measures.
+    log(f"  output-bound limit: {len(answer):,} bytes of {kind}'s answer, median "
+        f"{statistics.median(times) * 1000:.2f} ms; the prebuilt server's CPU per answer: median "
+        f"{statistics.median(cpu) * 1000:.2f} ms, max {max(cpu) * 1000:.2f} ms")
+    return ("query", times)
+
+
+def rows(size, plan, mpd, tonearm, old=None, limit=None):
+    """The table's rows of one size; with `old` (the baseline's figures) two cells more each;
+    with `limit` (``bench_limit``'s entry) the output-bound limit after the broad `search`."""
+    search = queries(plan)[0][0]
+    order = ["full scan", "resident memory after the scan", "queries", search,
+             *([LIMIT] if limit is not None else []), *(q[0] for q in queries(plan)[1:]),
              "resident memory after the queries", "database file size", "startup on the existing database",
              "resident memory after the restart", RESCAN]
     out = []
-    for name in [n for n in order if n in mpd or n in tonearm or n in (old or {})]:
+    for name in [n for n in order if n in mpd or n in tonearm or n in (old or {}) or n == LIMIT]:
         m, t = mpd.get(name), tonearm.get(name)
         a, b = number(m), number(t)
         ratio = f"{a / b:.2f}" if a and b else "–"
         label = name
+        if name == LIMIT:
+            # One figure, the limit's, in the Tonearm column; each server's time over it beside.
+            m, t = None, limit
+            over = [(who, number(e.get(search))) for who, e in
+                    [("Tonearm", tonearm), *([("old Tonearm", old)] if old is not None else []), ("MPD", mpd)]]
+            ratio = ", ".join(f"{who} / limit {v / number(limit):.2f}" for who, v in over
+                              if v and number(limit)) or "–"
         if name == "full scan":
             named = [("MPD", m), *([("old Tonearm", old.get(name))] if old is not None else []), ("Tonearm", t)]
             rates = [f"{who} {size / number(e):,.0f}" if number(e) else f"{who} –" for who, e in named]
             label = f"full scan (files/s: {', '.join(rates)})"
-        versus_old = (cell(old.get(name)), baseline.ratio(b, number(old.get(name)))) if old is not None else ()
+        versus_old = ((cell(old.get(name)), baseline.ratio(b, number(old.get(name)))) if old is not None
+                      and name != LIMIT else ("–", "–") if old is not None else ())
         tracks = f"{size:,}" + (" FLAC" if plan.tracks[0].path.endswith(".flac") else "")
         out.append((tracks, label, unit(name), cell(m), cell(t), ratio, *versus_old))
     return out
@@ -435,7 +481,12 @@ def main():
         finally:
             for work in works:
                 shutil.rmtree(work, ignore_errors=True)
-        all_rows += rows(size, plan, per["mpd"], per["tonearm"], per[baseline.OLD] if baseline.OLD in kinds else None)
+        log(f"{size:,} tracks, the output-bound limit:")
+        limit = bench_limit(per, args.repeat)
+        if limit is not None and limit[0] == "error":
+            all_errors.append(f"output-bound limit, {size:,} tracks: failed")
+        all_rows += rows(size, plan, per["mpd"], per["tonearm"],
+                         per[baseline.OLD] if baseline.OLD in kinds else None, limit)
     baseline.print_table(HEADER + (baseline.COLUMNS if baseline.OLD in kinds else ()), all_rows)
     if all_errors:
         print("\nFailures:")

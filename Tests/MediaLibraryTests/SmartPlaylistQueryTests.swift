@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Logging
 import MPDProtocol
 import MusicModel
 import Testing
@@ -35,12 +34,7 @@ import Testing
         try await database.store.pool.write { db in
             try db.execute(sql: "UPDATE song SET ord = id, added = id % 3, mtime = 10 - id")
         }
-        let library = try Library(
-            settings: Library.Settings(
-                musicDirectory: database.directory, databasePath: database.directory + "/db.sqlite",
-                songSuffixes: ["mp3"], tagMask: TagMask(metadataToUse: nil)),
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        ) { _ in }
+        let library = try database.library()
         let rule = try SmartPlaylistDefinition(filters: filters, sort: sort, limit: limit).rule(now: 1_000)
         return try await library.songURIs(rule, stickers: stickers)
     }

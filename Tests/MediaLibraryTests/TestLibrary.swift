@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 import MusicModel
 
 @testable import MediaLibrary
@@ -31,6 +32,16 @@ struct TestLibrary {
 
     /// Runs `body` in a read transaction.
     func read<T>(_ body: (Database) throws -> T) throws -> T { try store.pool.read(body) }
+
+    /// A ``Library`` over this database, for the queries the server makes.
+    func library() throws -> Library {
+        try Library(
+            settings: Library.Settings(
+                musicDirectory: directory, databasePath: directory + "/db.sqlite", songSuffixes: ["mp3"],
+                tagMask: TagMask(metadataToUse: nil)),
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        ) { _ in }
+    }
 
     /// Deletes the database.
     func remove() { try? FileManager.default.removeItem(atPath: directory) }
