@@ -263,12 +263,12 @@ package struct StateFileService: Service, CustomStringConvertible {
     }
 }
 
-/// The last failure of a repeated operation, so that it is logged once rather than each time.
 /// A state file whose restore waits for the database (``StateFileService``'s `deferred`).
 private final class DeferredRestore: Sendable {
     let saved = Mutex<SavedServerState?>(nil)
 }
 
+/// The last failure of a repeated operation, so that it is logged once rather than each time.
 private final class FailureMemory: Sendable {
     /// What failed and why (the step and the error number), or nil after a success.
     let kind = Mutex<String?>(nil)
