@@ -87,15 +87,24 @@ package struct StateFileService: Service, CustomStringConvertible {
         }
         if let saved = deferred.saved.withLock({ $0 }), let library {
             // Not written over meanwhile: the file keeps the queue until it is restored.
+            let before = Snapshot(of: partitions)
             let rebuilt: Void? = try? await cancelWhenGracefulShutdown {
-                while !library.updates.hasCheckedDatabase || library.updates.runningJobID != nil {
+                while !library.updates.hasCheckedDatabase || library.updates.runningJobID != nil,
+                    Snapshot(of: partitions).changes == before.changes
+                {
                     try await Task.sleep(for: .milliseconds(100))
                 }
             }
-            guard rebuilt != nil else { return }
             deferred.saved.withLock { $0 = nil }
-            if await !restore(saved) {
-                logger.error("state file \(path): the queued songs still cannot be read; the queue starts empty")
+            if Snapshot(of: partitions).changes != before.changes {
+                // A client queued or played meanwhile: that is kept (and written from now on)
+                // rather than replaced by the file.
+                logger.warning("state file \(path): not restored, the queue was changed before the database was ready")
+            } else if rebuilt == nil {
+                return
+            } else if await !restore(saved) {
+                logger.error("state file \(path): the queued songs still cannot be read; restored without them")
+                _ = await restore(saved, songs: [:])
             }
         }
         try? await cancelWhenGracefulShutdown { [self] in
@@ -152,15 +161,19 @@ package struct StateFileService: Service, CustomStringConvertible {
         let files = ([saved.main] + saved.partitions.map(\.state)).flatMap { state in
             state.entries.lazy.map(\.uri).filter { !RemoteStream.isSupported($0) }
         }
-        let songsByURI: [String: Song]
         do {
-            songsByURI = try await library?.songs(atURIs: files) ?? [:]
+            return await restore(saved, songs: try await library?.songs(atURIs: files) ?? [:])
         } catch {
             logger.warning(
                 "state file \(path): cannot read its songs from the database (\(error)); the queue is restored once the database has been checked"
             )
             return false
         }
+    }
+
+    /// Gives each partition its queue and outputs back with the songs `songsByURI` holds
+    /// (the others, streams aside, are skipped). - Returns: `true`.
+    private func restore(_ saved: SavedServerState, songs songsByURI: [String: Song]) async -> Bool {
         let main = partitions.defaultPartition
         restore(saved.main, into: main, found: songsByURI)
         // As MPD reads `audio_device_state`: only a disabled output changes anything.

@@ -67,14 +67,16 @@ final class PCMBuffer {
         active.deallocate()
     }
 
-    /// Registers a consumer at the oldest chunk not yet played by every consumer, as MPD's
-    /// outputs all read one pipe from its head: beside other consumers, at the slowest of them
-    /// (an output enabled while another plays joins it in time, not the decoder's seconds
-    /// ahead); alone, where the last one left (an output enabled again after the only one was
-    /// disabled during a pause resumes from the paused chunk). Returns its id.
+    /// Registers a consumer where the others are, not where the decoder is, as MPD's outputs
+    /// all read one pipe: beside other consumers, at the one furthest ahead (an output enabled
+    /// while another plays joins it in time, rather than the decoder's seconds ahead; never
+    /// behind any, since a consumer that becomes the reference would report a song that has
+    /// already started as starting again); alone, where the last one left (an output enabled
+    /// again after the only one was disabled during a pause resumes from the paused chunk).
+    /// Returns its id.
     func addReader() -> Int? {
         guard let id = (0..<maximumReaders).first(where: { !active[$0] }) else { return nil }
-        let start = hasReaders ? slowestReader() : min(resumePosition, written)
+        let start = hasReaders ? furthestReader : min(resumePosition, written)
         active[id] = true
         readers[id] = start
         return id
