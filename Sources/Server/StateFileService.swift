@@ -75,12 +75,8 @@ package struct StateFileService: Service, CustomStringConvertible {
     /// damaged page) once the database has been checked and, if damaged, scanned again.
     package func run() async throws {
         if firstScanRunning, let saved = StateFile.readServer(from: path), waitsForFirstScan(saved) {
-            // Polled, so that a graceful shutdown ends the wait at once.
-            let scanned: Void? = try? await cancelWhenGracefulShutdown { [library] in
-                while library?.updates.runningJobID != nil { try await Task.sleep(for: .milliseconds(100)) }
-            }
             // Stopped before the scan finished: the file keeps what it holds.
-            guard scanned != nil else { return }
+            guard await waitUntil({ [library] in library?.updates.runningJobID == nil }) else { return }
             if await !restore(saved) {
                 logger.error("state file \(path): the queued songs cannot be read; the queue starts empty")
             }
@@ -88,19 +84,16 @@ package struct StateFileService: Service, CustomStringConvertible {
         if let saved = deferred.saved.withLock({ $0 }), let library {
             // Not written over meanwhile: the file keeps the queue until it is restored.
             let before = Snapshot(of: partitions)
-            let rebuilt: Void? = try? await cancelWhenGracefulShutdown {
-                while !library.updates.hasCheckedDatabase || library.updates.runningJobID != nil,
-                    Snapshot(of: partitions).changes == before.changes
-                {
-                    try await Task.sleep(for: .milliseconds(100))
-                }
+            let rebuilt = await waitUntil { [partitions] in
+                library.updates.hasCheckedDatabase && library.updates.runningJobID == nil
+                    || Snapshot(of: partitions).changes != before.changes
             }
             deferred.saved.withLock { $0 = nil }
             if Snapshot(of: partitions).changes != before.changes {
                 // A client queued or played meanwhile: that is kept (and written from now on)
                 // rather than replaced by the file.
                 logger.warning("state file \(path): not restored, the queue was changed before the database was ready")
-            } else if rebuilt == nil {
+            } else if !rebuilt {
                 return
             } else if await !restore(saved) {
                 logger.error("state file \(path): the queued songs still cannot be read; restored without them")
@@ -130,6 +123,15 @@ package struct StateFileService: Service, CustomStringConvertible {
             }
         }
         await write()
+    }
+
+    /// Waits until `ready` holds, looking every 100 ms: false when a graceful shutdown came first.
+    /// Polled rather than notified, so that a shutdown ends the wait at once.
+    private func waitUntil(_ ready: @escaping @Sendable () -> Bool) async -> Bool {
+        let waited: Void? = try? await cancelWhenGracefulShutdown {
+            while !ready() { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        return waited != nil
     }
 
     /// Reads the file and gives each partition its queue and outputs back, making the

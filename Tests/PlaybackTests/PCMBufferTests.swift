@@ -14,15 +14,22 @@ import Testing
         for _ in 0..<count { buffer.release(reader: reader) }
     }
 
-    /// Never behind another reader: one that became the reference there would report a song
-    /// the others have passed as starting again.
-    @Test func aReaderBesideOthersStartsAtTheFurthest() throws {
+    /// A buffer of sixteen chunks holding ten, and two readers that have read `behind` and
+    /// `ahead` of them.
+    func twoReaders(behind: Int, ahead: Int) throws -> (buffer: PCMBuffer, behind: Int, ahead: Int) {
         let buffer = PCMBuffer(totalBytes: 16 * 4096)
         let slow = try #require(buffer.addReader())
         let fast = try #require(buffer.addReader())
         commit(buffer, 10)
-        advance(buffer, slow, by: 3)
-        advance(buffer, fast, by: 6)
+        advance(buffer, slow, by: behind)
+        advance(buffer, fast, by: ahead)
+        return (buffer, slow, fast)
+    }
+
+    /// Never behind another reader: one that became the reference there would report a song
+    /// the others have passed as starting again.
+    @Test func aReaderBesideOthersStartsAtTheFurthest() throws {
+        let (buffer, _, fast) = try twoReaders(behind: 3, ahead: 6)
         let joining = try #require(buffer.addReader())
         #expect(buffer.position(reader: joining) == 6)
         buffer.removeReader(fast)
@@ -32,12 +39,7 @@ import Testing
     }
 
     @Test func aReaderAloneStartsWhereTheLastOneLeft() throws {
-        let buffer = PCMBuffer(totalBytes: 16 * 4096)
-        let first = try #require(buffer.addReader())
-        let second = try #require(buffer.addReader())
-        commit(buffer, 10)
-        advance(buffer, first, by: 2)
-        advance(buffer, second, by: 6)
+        let (buffer, first, second) = try twoReaders(behind: 2, ahead: 6)
         buffer.removeReader(first)
         buffer.removeReader(second)
         #expect(!buffer.hasRoom)  // nothing is written over what the readers left

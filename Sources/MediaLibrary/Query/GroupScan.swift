@@ -293,11 +293,9 @@ struct Interner {
             let sorted = (0..<Int32(count)).sorted { a, b in
                 let x = Int(a), y = Int(b)
                 if keys[x] != keys[y] { return keys[x] < keys[y] }
-                let first = UnsafeRawBufferPointer(rebasing: bytes[starts[x]..<starts[x + 1]])
-                let second = UnsafeRawBufferPointer(rebasing: bytes[starts[y]..<starts[y + 1]])
-                let common = min(first.count, second.count)
-                let order = common == 0 ? 0 : memcmp(first.baseAddress!, second.baseAddress!, common)
-                return order != 0 ? order < 0 : first.count < second.count
+                return ByteOrder.precedes(
+                    UnsafeRawBufferPointer(rebasing: bytes[starts[x]..<starts[x + 1]]),
+                    UnsafeRawBufferPointer(rebasing: bytes[starts[y]..<starts[y + 1]]))
             }
             var ranks = [Int32](repeating: 0, count: count)
             for (rank, id) in sorted.enumerated() { ranks[Int(id)] = Int32(rank) }

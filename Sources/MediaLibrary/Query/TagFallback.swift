@@ -26,19 +26,3 @@ enum TagFallback {
         return []
     }
 }
-
-/// The byte-wise order MPD's `list` and `sort` use (`strcmp`, `std::map<std::string>`).
-enum ByteOrder {
-    /// Whether `a` sorts before `b` by UTF-8 bytes.
-    static func precedes(_ a: String, _ b: String) -> Bool {
-        // Native strings are contiguous UTF-8: compare the bytes as `strcmp` would, with memcmp.
-        let fast = a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y in
-                let common = min(x.count, y.count)
-                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
-                return order != 0 ? order < 0 : x.count < y.count
-            }
-        }
-        return (fast ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
-    }
-}
