@@ -122,6 +122,7 @@ class Step:
 class Answer:
     text: str  # the answer's lines, up to its OK or ACK (a binary chunk left out)
     data: bytes = b""
+    closed: bool = False  # the server closed the connection instead of answering
 
     @property
     def ack(self) -> bool:
@@ -134,7 +135,18 @@ class Answer:
 
 class Session(Client):
     """A connection that reads whole answers, ACKs included, and the binary chunks of albumart
-    and readpicture (found by their length, not by a final `OK` that the chunk may contain)."""
+    and readpicture (found by their length, not by a final `OK` that the chunk may contain).
+    `setup` is sent untimed on connecting (and on reconnecting)."""
+
+    def __init__(self, port: int, timeout: float, setup=()):
+        super().__init__(port, timeout)
+        self.port, self.timeout, self.setup = port, timeout, list(setup)
+        for command in self.setup:
+            self.ask(command)
+
+    def reopen(self):
+        self.close()
+        self.__init__(self.port, self.timeout, self.setup)
 
     def _more(self, answer: bytearray):
         chunk = self.sock.recv(1 << 20)
@@ -192,7 +204,11 @@ class Recorder:
         self.answers: list[Answer] = []
 
     def __call__(self, label: str, command: str, binary: bool = False) -> Answer:
-        answer = self.session.ask(command, binary)
+        try:
+            answer = self.session.ask(command, binary)
+        except (Failed, OSError):  # MPD closes a client whose answer outgrows its output buffer
+            self.session.reopen()
+            answer = Answer("", closed=True)
         self.steps.append(Step(label, command, binary))
         self.answers.append(answer)
         return answer
@@ -513,6 +529,8 @@ def signature(answer: Answer) -> dict:
 def differences(steps: list[Step], reference: list[Answer], answers: list[Answer]) -> list[str]:
     out = []
     for step, want, got in zip(steps, reference, answers):
+        if want.closed:
+            continue
         a, b = signature(want), signature(got)
         if a != b:
             lines = step.command.splitlines()
@@ -521,11 +539,13 @@ def differences(steps: list[Step], reference: list[Answer], answers: list[Answer
     return out
 
 
-def replay(session: Session, steps: list[Step]) -> tuple[float, dict[str, float]]:
-    """The sequence's wall time and each label's summed time."""
+def replay(session: Session, steps: list[Step], skip=frozenset()) -> tuple[float, dict[str, float]]:
+    """The sequence's wall time and each label's summed time, without the steps in `skip`."""
     per: dict[str, float] = {}
     start = time.perf_counter()
-    for step in steps:
+    for index, step in enumerate(steps):
+        if index in skip:
+            continue
         before = time.perf_counter()
         session.exchange(step.command, step.binary)
         per[step.label] = per.get(step.label, 0.0) + time.perf_counter() - before
@@ -538,6 +558,7 @@ class Measured:
     totals: dict  # kind -> [seconds] or None when it failed
     per_step: dict  # kind -> {label: [seconds]}
     notes: list[str]
+    closed: frozenset = frozenset()  # the steps at which MPD closed the connection (not timed)
 
 
 def measure_screen(sessions: dict, screen, cleanup: list[str], repeat: int) -> Measured:
@@ -550,7 +571,9 @@ def measure_screen(sessions: dict, screen, cleanup: list[str], repeat: int) -> M
            for step, answer in zip(recorder.steps, recorder.answers)):
         raise Failed("MPD answered ACK to " + ", ".join(
             s.command[:60] for s, a in zip(recorder.steps, recorder.answers) if a.ack))
-    totals, per_step, notes = {"mpd": []}, {"mpd": {}}, []
+    closed = frozenset(i for i, answer in enumerate(recorder.answers) if answer.closed)
+    notes = [f"MPD closed the connection at `{recorder.steps[i].command[:60]}`" for i in sorted(closed)]
+    totals, per_step = {"mpd": []}, {"mpd": {}}
     for kind, session in sessions.items():
         if kind == "mpd":
             continue
@@ -559,18 +582,18 @@ def measure_screen(sessions: dict, screen, cleanup: list[str], repeat: int) -> M
             session.ask(command)
         wrong = [f"{kind}: {d}" for d in differences(recorder.steps, recorder.answers, answers)]
         notes += wrong[:5] + ([f"{kind}: … {len(wrong) - 5} more"] if len(wrong) > 5 else [])
-        failed = any(b.ack and not a.ack for a, b in zip(recorder.answers, answers))
+        failed = any(b.ack and not a.ack and not a.closed for a, b in zip(recorder.answers, answers))
         totals[kind], per_step[kind] = (None, None) if failed else ([], {})
     kinds = [k for k in sessions if totals[k] is not None]
     for run in range(repeat):
         for kind in kinds[run % len(kinds):] + kinds[:run % len(kinds)]:
-            total, per = replay(sessions[kind], recorder.steps)
+            total, per = replay(sessions[kind], recorder.steps, closed if kind == "mpd" else frozenset())
             for command in cleanup:
                 sessions[kind].ask(command)
             totals[kind].append(total)
             for label, seconds in per.items():
                 per_step[kind].setdefault(label, []).append(seconds)
-    return Measured(recorder.steps, totals, per_step, notes)
+    return Measured(recorder.steps, totals, per_step, notes, closed)
 
 
 def fill_queue(session: Session, songs: list[str]):
@@ -615,11 +638,8 @@ def bench_size(size: int, kinds, args, old_binary) -> tuple[list, list]:
             finally:
                 session.close()
         for client, (make, setup) in CLIENTS.items():
-            sessions = {kind: Session(server.port, 300) for kind, server in started.items()}
+            sessions = {kind: Session(server.port, 300, setup) for kind, server in started.items()}
             try:
-                for session in sessions.values():
-                    for command in setup:
-                        session.ask(command)
                 for name, screen in make(the_picks):
                     log(f"  {client}: {name}")
                     try:
@@ -663,9 +683,10 @@ def ratio(a, b) -> str:
 def screen_rows(results, with_old: bool) -> list:
     rows = []
     for size, client, name, m in results:
-        mpd, new = m.totals.get("mpd"), m.totals.get("tonearm")
-        row = [f"{size:,}", client, name, str(len(m.steps)), cell(mpd), cell(new),
-               ratio(median(mpd), median(new) if new else None)]
+        mpd, new = (None if m.closed else m.totals.get("mpd")), m.totals.get("tonearm")
+        shown = f"closed the connection ({len(m.closed)} of {len(m.steps)} commands)" if m.closed else cell(mpd)
+        row = [f"{size:,}", client, name, str(len(m.steps)), shown, cell(new),
+               ratio(median(mpd) if mpd else None, median(new) if new else None)]
         if with_old:
             old = m.totals.get(baseline.OLD)
             row += [cell(old), baseline.ratio(median(new) if new else None, median(old) if old else None)]
@@ -678,14 +699,16 @@ def step_rows(results, only_slower: bool) -> list:
     rows = []
     for size, client, name, m in results:
         mpd, new = median(m.totals.get("mpd")), median(m.totals.get("tonearm") or [])
-        if only_slower and not (mpd and new and new > mpd):
+        if only_slower and not (m.closed or (mpd and new and new > mpd)):
             continue
         counts = Counter(step.label for step in m.steps)
+        closed = {m.steps[i].label for i in m.closed}
         for label in counts:
             a = median(m.per_step["mpd"].get(label, []))
             b = median((m.per_step.get("tonearm") or {}).get(label, []))
+            shown = "closed" if label in closed else f"{a * 1000:.2f}" if a else "–"
             rows.append((f"{size:,}", client, name, f"{label} ×{counts[label]}",
-                         f"{a * 1000:.2f}" if a else "–", f"{b * 1000:.2f}" if b else "failed", ratio(a, b)))
+                         shown, f"{b * 1000:.2f}" if b else "failed", ratio(a, b) if label not in closed else "–"))
     return rows
 
 
