@@ -154,7 +154,10 @@ package: deb
 # and times clients while the state file is written, and a restart until the queue is back
 # (e.g. STATE_BENCH_ARGS="--restarts 5"). The httpd part streams MP3, Opus and Vorbis to 1 and 20
 # listeners on each server for 30 s a workload (about six minutes; e.g.
-# HTTPD_BENCH_ARGS="--seconds 60"). The binary part gives its size, start time and memory.
+# HTTPD_BENCH_ARGS="--seconds 60"). The binary part gives its size, start time and memory. The
+# screens part replays what M.A.L.P., MPDroid, Cantata and myMPD send to open their screens (album
+# artists, albums, songs, queue, covers, search) on the 10,000- and 100,000-track libraries (e.g.
+# SCREENS_BENCH_ARGS="--sizes 10000 --repeat 20").
 # BASELINE=PATH adds an older tonearm binary (a release build) to the same run, its figures and
 # new / old in two more columns (below 1: the new build is faster or smaller); e.g. the build of
 # a commit before a refactoring.
@@ -168,6 +171,7 @@ bench: test-deps build
 	$(PYTHON) Tests/Bench/radio_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG)
 	$(PYTHON) Tests/Bench/httpd_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(HTTPD_BENCH_ARGS)
 	$(PYTHON) Tests/Bench/binary_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG)
+	$(PYTHON) Tests/Bench/screens_bench.py --tonearm $(CURDIR)/.build/release/tonearm $(BASELINE_ARG) $(SCREENS_BENCH_ARGS)
 
 # The old build and the new one at the same moment, every measurement alternating between them
 # (Tests/Bench/ab_compare.py): "did the new build get slower?" without the drift that falls on
