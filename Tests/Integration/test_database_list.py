@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from support import audio  # noqa: E402
 from support.library import tonearm_only  # noqa: E402
 
 ARTISTS = ["Artist: ", "Artist: Artist A", "Artist: Artist B", "Artist: Björk", "Artist: Nature",
@@ -44,6 +45,21 @@ def counts(*groups):
 def test_count(db_server, command, expected):
     with db_server.connect() as c:
         assert c.command(command) == expected
+
+
+def test_playtime_is_cut_to_whole_seconds(make_audio_server, tmp_path):
+    """`count` and `stats` print a total duration with the fraction cut off, as MPD sums
+    milliseconds and casts to seconds: 1.7 s is 1, and 1.7 + 1.8 s is 3."""
+    music = tmp_path / "fractions"
+    music.mkdir()
+    for name, seconds in (("a.wav", 1.7), ("b.wav", 1.8)):
+        audio.ffmpeg("-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=44100:duration={seconds}",
+                     "-c:a", "pcm_s16le", *audio.BITEXACT, music / name)
+    server = make_audio_server(audio.null_output(), music_dir=music)
+    with server.connect() as c:
+        assert c.command("count \"(file == 'a.wav')\"") == ["songs: 1", "playtime: 1", "OK"]
+        assert c.command("count \"(file != 'none')\"") == ["songs: 2", "playtime: 3", "OK"]
+        assert "db_playtime: 3" in c.command("stats")
 
 
 def test_searchcount_folds_case(db_server):

@@ -9,6 +9,16 @@ package struct CountGroup: Sendable, Equatable {
     package var songs: Int64
     /// Their total duration in seconds.
     package var playtime: Double
+
+    /// `playtime` as MPD prints it: whole seconds, the rest cut off (MPD sums milliseconds and
+    /// casts to seconds, in `count` as in `stats`' `db_playtime`).
+    package var wholeSeconds: Int64 { Self.wholeSeconds(playtime) }
+
+    /// `seconds` cut to whole seconds, once rounded to the millisecond, so that a sum such as
+    /// 1.1 + 1.9 that floating point makes 2.999… counts 3, as MPD's milliseconds do.
+    package static func wholeSeconds(_ seconds: Double) -> Int64 {
+        Int64((seconds * 1000).rounded()) / 1000
+    }
 }
 
 extension Library {

@@ -30,7 +30,7 @@ package struct LibraryStatistics: Sendable, Equatable {
         try LibraryStore.setMeta(db, "artists", artists)
         try LibraryStore.setMeta(db, "albums", albums)
         try LibraryStore.setMeta(db, "songs", songs)
-        try LibraryStore.setMeta(db, "playtime", Int64(playtime.rounded()))
+        try LibraryStore.setMeta(db, "playtime", CountGroup.wholeSeconds(playtime))
         try LibraryStore.setMeta(db, "db_update", updateTime)
     }
 

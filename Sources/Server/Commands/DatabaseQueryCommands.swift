@@ -135,7 +135,7 @@ enum DatabaseQueryCommands {
         for group in try await library.count(selection) {
             if let value = group.value, let tag = selection.group { invocation.response.append(tag.name, value) }
             invocation.response.append("songs", group.songs)
-            invocation.response.append("playtime", Int64(group.playtime.rounded()))
+            invocation.response.append("playtime", group.wholeSeconds)
         }
         return .ok
     }
