@@ -172,3 +172,41 @@ def test_seek_lands_on_its_target(make_audio_server, audio_library, tmp_path, su
     assert abs(shift) <= frame
     if server.kind == "tonearm":
         assert shift == 0 and len(received) // 2 == rate
+
+
+# Each kind of file a library holds, as (file, ffmpeg options from the 44.1 kHz chirp): the
+# formats whose database name is also the decoded format, those where it is not (MP3, Opus), and
+# those whose name does not tell (24-bit WAV, named 32 as 32-bit is).
+OPENINGS = {
+    "16.flac": ["-c:a", "flac"],
+    "24.flac": ["-c:a", "flac", "-sample_fmt", "s32", "-bits_per_raw_sample", "24"],
+    "16.wav": ["-c:a", "pcm_s16le"],
+    "24.wav": ["-c:a", "pcm_s24le"],
+    "192k.mp3": ["-c:a", "libmp3lame", "-b:a", "192k"],
+    "128k.opus": ["-c:a", "libopus", "-b:a", "128k"],
+    "q3.ogg": ["-c:a", "libvorbis", "-q:a", "3"],
+    "192k.m4a": ["-c:a", "aac", "-b:a", "192k"],
+}
+
+
+def test_the_pipe_command_runs_once_per_play(make_audio_server, audio_library, tmp_path):
+    """A pipe output without a `format` opens once per `play`, whatever the file: Tonearm
+    opens its outputs in the format the database names while FFmpeg opens the file, and a guess
+    the file belied would open the output again (its command would run twice)."""
+    music = tmp_path / "openings"
+    music.mkdir()
+    for name, options in OPENINGS.items():
+        audio.ffmpeg("-i", audio_library.sources[44100], *options, *audio.BITEXACT, music / name)
+    runs = tmp_path / "runs"
+    output = ('audio_output {\n type "pipe"\n name "counting"\n'
+              f' command "echo run >> {runs}; cat > /dev/null"\n}}\n')
+    server = make_audio_server(output, music_dir=music)
+    with server.connect() as c:
+        for name in OPENINGS:
+            assert c.command("clear") == ["OK"]
+            assert c.command(f'add "{name}"') == ["OK"]
+            assert c.command("play") == ["OK"]
+            wait_state(c, "stop")
+            assert "error" not in status(c), name
+            started = runs.read_text().count("run") if runs.exists() else 0
+            assert started == list(OPENINGS).index(name) + 1, f"{name}: the command ran {started} times in all"

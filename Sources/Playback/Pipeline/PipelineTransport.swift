@@ -34,6 +34,9 @@ final class PipelineTransport: @unchecked Sendable {
     var decoder: DecoderScheduler
     /// Which outputs play.
     var outputs: OutputSlots
+    /// The format the decoder expects its song of `generation` to give, set while it opens the
+    /// file: a closed output opens in it meanwhile (``PCMFormat/init(expectedFrom:path:)``).
+    var expectedFormat: (generation: UInt64, format: PCMFormat)?
     /// The output threads' signals, which end a wait for their device's room (registered by
     /// each thread as it is made, before any runs).
     private var roomWakes: [WakeSignal] = []

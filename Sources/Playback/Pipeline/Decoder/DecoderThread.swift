@@ -125,6 +125,7 @@ final class DecoderThread: @unchecked Sendable {
             gainStage.reset()
             fade.dither = PCMDither()
         }
+        announceExpectedFormat(of: wanted, generation: generation)
         do {
             let opened = try openSource(wanted, streamInterrupt())
             if offset > 0 { try opened.seek(to: offset) }
@@ -251,6 +252,21 @@ final class DecoderThread: @unchecked Sendable {
 
     /// The format of the stream: the first output's forced `format` (`*` fields taken from
     /// the song), else the first song's own.
+    /// Tells the outputs the format `wanted` will give, when its database entry says so for
+    /// sure, so that a closed one opens while FFmpeg opens the file (for a pipe output, its
+    /// command starts meanwhile) rather than after the first chunk is decoded.
+    private func announceExpectedFormat(of wanted: PipelineTrack, generation: UInt64) {
+        guard !wanted.isStream, let stored = wanted.audioFormat,
+            let expected = PCMFormat(expectedFrom: stored, path: wanted.path)
+        else { return }
+        let format = outputFormat(for: expected)
+        transport.withLock {
+            guard generation == transport.generation else { return }
+            transport.expectedFormat = (generation, format)
+            transport.broadcast()
+        }
+    }
+
     private func outputFormat(for source: PCMFormat) -> PCMFormat {
         outputFormats.lazy.compactMap { $0.flatMap { PCMFormat(mpdFormat: $0, source: source) } }.first ?? source
     }

@@ -24,6 +24,27 @@ extension OutputThread {
         }
     }
 
+    /// Opens the device for chunks of `format` unless it is open in it (closing it first when
+    /// it is open in another).
+    /// - Returns: MPD's message when the device failed to open, which `status` shows when no
+    ///   output is left; nil when it is open.
+    func openIfNeeded(for format: PCMFormat) -> String? {
+        guard case .open(let format, let reopen) = device.play(format) else { return nil }
+        if reopen { output.device.close() }
+        do {
+            let actual = try output.device.open(format: format)
+            device.opened(format, actual: actual)
+            logOpened(actual)
+            // MPD builds an output's filters afresh on every open, so the volume's dither
+            // starts over: the same song played again gives the same bytes.
+            volume.reset()
+            return nil
+        } catch {
+            device.openFailed()
+            return "Failed to open \"\(output.name)\" (\(output.plugin)); \(error)"
+        }
+    }
+
     /// Opens the device for the chunk's format if needed, converts and scales the samples,
     /// and writes them once the device has room for all of them.
     /// - Returns: the device bytes written and the failure, if any; nil when a pause, a flush
@@ -33,21 +54,7 @@ extension OutputThread {
         _ bytes: UnsafeMutableRawBufferPointer, _ info: ChunkInfo, scratch: UnsafeMutableRawBufferPointer,
         generation chunkGeneration: UInt64
     ) -> (Int, String?)? {
-        if case .open(let format, let reopen) = device.play(info.format) {
-            if reopen { output.device.close() }
-            do {
-                let actual = try output.device.open(format: format)
-                device.opened(format, actual: actual)
-                logOpened(actual)
-                // MPD builds an output's filters afresh on every open, so the volume's dither
-                // starts over: the same song played again gives the same bytes.
-                volume.reset()
-            } catch {
-                device.openFailed()
-                // MPD's message, which `status` shows when no output is left.
-                return (0, "Failed to open \"\(output.name)\" (\(output.plugin)); \(error)")
-            }
-        }
+        if let failure = openIfNeeded(for: info.format) { return (0, failure) }
         guard let deviceFormat = device.actualFormat else { return (0, "output not open") }
         let samples: UnsafeMutableRawBufferPointer
         if deviceFormat.sample == info.format.sample {

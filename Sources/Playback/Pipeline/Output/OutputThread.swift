@@ -18,6 +18,8 @@ final class OutputThread: @unchecked Sendable {
         case release
         /// Hand the pause to the device.
         case pause
+        /// Open the closed device in the format the decoder expects (``PipelineTransport/expectedFormat``).
+        case prepare(PCMFormat)
         /// Drop what the device holds (a new generation); close it after `stop`.
         case flush(stopped: Bool)
         /// Play out the device at the end of the stream of `generation`; the reference output
@@ -43,6 +45,8 @@ final class OutputThread: @unchecked Sendable {
     private let events: PipelineEventDispatcher
     private var reader: Int?
     private var seenGeneration: UInt64 = 0
+    /// The generation the device was last opened ahead of its first chunk for: once per play.
+    private var preparedGeneration: UInt64?
     /// The song of the last chunk this output played since a flush.
     private var currentToken: Int?
     /// For a device that takes tags: the song and the stream description it last got tags of.
@@ -108,6 +112,9 @@ final class OutputThread: @unchecked Sendable {
                 }
             case .pause:
                 perform(.pause)
+            case .prepare(let format):
+                // A failure is left to the first chunk, which tries again and reports it.
+                _ = openIfNeeded(for: format)
             case .flush(let stopped):
                 perform(device.flush(stopped: stopped))
             case .drain(let generation, let isReference):
@@ -163,6 +170,7 @@ final class OutputThread: @unchecked Sendable {
                 && (transport.paused || !buffer.hasChunk(reader: reader))
             {
                 if transport.paused, device.pause() == .pause { return .pause }
+                if let format = formatToPrepare() { return .prepare(format) }
                 // A device that streams while paused (or stopped and kept open) is called again
                 // whenever it asks to be; the wait between calls ends at once when the
                 // transport changes, so a resume or a seek is not held up by the silence.
@@ -206,6 +214,17 @@ final class OutputThread: @unchecked Sendable {
             }
             return .play(bytes, info, generation: transport.generation, tags: tagsToSend(info))
         }
+    }
+
+    /// The format to open the closed device in before the first chunk comes, once per
+    /// generation: the decoder's expectation while it opens the file. Called with the lock held.
+    private func formatToPrepare() -> PCMFormat? {
+        let generation = transport.generation
+        guard !transport.paused, device.actualFormat == nil, preparedGeneration != generation,
+            let expected = transport.expectedFormat, expected.generation == generation
+        else { return nil }
+        preparedGeneration = generation
+        return expected.format
     }
 
     /// The tags to hand a device that takes them before it plays the chunk: the song's at its
