@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Playback benchmark, Tonearm and Debian's MPD side by side (the third line of `make bench`).
 
-Both servers play the same FLAC files, made once with the `ffmpeg` CLI and cached in the work
-folder: a minute of 44.1 kHz stereo 16-bit audio (pink noise under a slow chirp, so FLAC
-compresses it about as much as music: ~1,100 kbit/s) and a 5 s one.
+Both servers play the same files, made once with the `ffmpeg` CLI and cached in the work
+folder: a minute of 44.1 kHz stereo 16-bit FLAC (pink noise under a slow chirp, so FLAC
+compresses it about as much as music: ~1,100 kbit/s) and a 5 s one, and the 5 s one again as
+MP3 (LAME, 192 kbit/s), Opus (128 kbit/s, in Ogg) and 24-bit WAV, the formats whose decoders
+give another sample format than the database names (MPD's names: MP3 24-bit, Opus 16-bit).
 
 - cpu_per_minute: one server at a time with a `null` output (`sync`, paced in real time, MPD's
   default), playing the minute; the server's CPU time (the sum over its threads of
@@ -18,9 +20,10 @@ compresses it about as much as music: ~1,100 kbit/s) and a 5 s one.
   server's CPU is counted, not PulseAudio's.
 - first_byte_pipe: a `pipe` output (`command "cat > FIFO"`, spawned by the server on open) and a
   stopped player with the 5 s song queued; the time from sending `play` to the first PCM byte
-  read from the FIFO, median of `--runs` runs after one warm-up run (`stop` between runs).
+  read from the FIFO, median of `--runs` runs after one warm-up run (`stop` between runs);
+  once for each of the 5 s files (`--first-byte-files`).
 - first_byte_fifo: the same with a `fifo` output writing the FIFO itself (paced, as Snapcast
-  reads it). The FIFO is created beforehand (MPD makes it when it starts, Tonearm on the first
+  reads it), the FLAC file only. The FIFO is created beforehand (MPD makes it when it starts, Tonearm on the first
   open).
 
 The last column is MPD's figure divided by Tonearm's: above 1 Tonearm uses less CPU or answers
@@ -45,7 +48,7 @@ from support.library import wait_for_scan  # noqa: E402
 from support.servers import MPDServer, TonearmServer  # noqa: E402
 
 FFMPEG = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y"]
-VERSION = "1"
+VERSION = "2"
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -67,6 +70,10 @@ def make_music(base: Path, seconds: int) -> Path:
             "-f", "lavfi", "-i", f"aevalsrc=0.3*sin(2*PI*(220*t+2*t*t))|0.3*sin(2*PI*(330*t+3*t*t)):s=44100:d={length}",
             "-filter_complex", "[0][1]amerge=inputs=2,pan=stereo|c0=c0+c2|c1=c0+c3[out]", "-map", "[out]",
             "-c:a", "flac", "-sample_fmt", "s16", str(music / name)], check=True)
+    for name, codec in (("short.mp3", ["-c:a", "libmp3lame", "-b:a", "192k"]),
+                        ("short.opus", ["-c:a", "libopus", "-b:a", "128k"]),
+                        ("short24.wav", ["-c:a", "pcm_s24le"])):
+        subprocess.run(FFMPEG + ["-i", str(music / "short.flac"), *codec, str(music / name)], check=True)
     marker.write_text(f"{VERSION} {seconds}")
     return music
 
@@ -199,7 +206,7 @@ def drain(reader: int, until_end: bool, stopped: threading.Event):
         time.sleep(0.005)
 
 
-def bench_first_byte(kind, binary, base: Path, music: Path, output_type: str, runs: int) -> dict:
+def bench_first_byte(kind, binary, base: Path, music: Path, output_type: str, runs: int, song: str) -> dict:
     workdir = base / f"{output_type}-{kind}"
     fifo = base / f"{output_type}-{kind}.fifo"
     if fifo.exists():
@@ -212,7 +219,7 @@ def bench_first_byte(kind, binary, base: Path, music: Path, output_type: str, ru
     server, c = start(kind, binary, workdir, music, output)
     times = []
     try:
-        c.command('add "short.flac"')
+        c.command(f'add "{song}"')
         for run in range(runs + 1):
             reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
             read_available(reader)  # anything left from the last run
@@ -246,6 +253,15 @@ def bench_first_byte(kind, binary, base: Path, music: Path, output_type: str, ru
         server.stop()
 
 
+FIRST_BYTE_FILES = ("short.flac", "short.mp3", "short.opus", "short24.wav")
+
+
+def first_byte_plays(files: list[str]) -> list[tuple[str, str]]:
+    """(output type, file) of each first-byte measure: every file to the pipe output, the FLAC
+    file to the fifo output."""
+    return [("pipe", name) for name in files] + [("fifo", "short.flac")]
+
+
 def ratio(mpd: float, tonearm: float) -> str:
     return f"{mpd / tonearm:.2f}" if tonearm > 0 and mpd > 0 else "—"
 
@@ -257,6 +273,8 @@ def main():
     parser.add_argument("--idle-seconds", type=float, default=5)
     parser.add_argument("--runs", type=int, default=7, help="first-byte runs per server and output")
     parser.add_argument("--only", choices=["cpu", "sound-server", "first-byte"], help="one part only")
+    parser.add_argument("--first-byte-files", default=",".join(FIRST_BYTE_FILES),
+                        help="the 5 s files played to the pipe output, comma-separated")
     parser.add_argument("--work", default="/tmp/tonearm-bench-playback")
     args = parser.parse_args()
     old_binary = baseline.binary(parser, args)
@@ -288,17 +306,19 @@ def main():
                 finally:
                     del os.environ["PULSE_SERVER"]
     if args.only in (None, "first-byte"):
-        for output_type in ("pipe", "fifo"):
+        for output_type, song in first_byte_plays(args.first_byte_files.split(",")):
             for kind in kinds:
-                log(f"{kind}: play → first byte at a {output_type} output, {args.runs} runs …")
-                results[(output_type, kind)] = bench_first_byte(kind, binaries[kind], base, music, output_type, args.runs)
+                log(f"{kind}: play → first byte of {song} at a {output_type} output, {args.runs} runs …")
+                results[(output_type, song, kind)] = bench_first_byte(
+                    kind, binaries[kind], base, music, output_type, args.runs, song)
 
     def versus_old(part, show, key=None):
         """The old Tonearm's cells of a row: its figure as `show` gives it, and new / old of
-        `key` (none for a row without a ratio)."""
+        `key` (none for a row without a ratio). `part` is a result's key without the server."""
         if not old_binary:
             return ()
-        old, new = results[(part, baseline.OLD)], results[(part, "tonearm")]
+        part = part if isinstance(part, tuple) else (part,)
+        old, new = results[(*part, baseline.OLD)], results[(*part, "tonearm")]
         return (show(old), baseline.ratio(new[key], old[key]) if key else "")
 
     rows = []
@@ -320,15 +340,16 @@ def main():
                          f"{m['cpu_seconds'] * 60 / m['wall']:.3f}", f"{t['cpu_seconds'] * 60 / t['wall']:.3f}",
                          ratio(m["cpu"], t["cpu"]),
                          *versus_old(name, lambda o: f"{o['cpu_seconds'] * 60 / o['wall']:.3f}", "cpu")))
-    for output_type in ("pipe", "fifo"):
-        if (output_type, "mpd") in results:
-            m, t = results[(output_type, "mpd")], results[(output_type, "tonearm")]
-            rows.append((f"play → first PCM byte, {output_type} output (median)", "ms",
+    for output_type, song in first_byte_plays(args.first_byte_files.split(",")):
+        if (output_type, song, "mpd") in results:
+            part = (output_type, song)
+            m, t = results[(*part, "mpd")], results[(*part, "tonearm")]
+            rows.append((f"play → first PCM byte, {output_type} output, {song} (median)", "ms",
                          f"{m['median']:.1f}", f"{t['median']:.1f}", ratio(m["median"], t["median"]),
-                         *versus_old(output_type, lambda o: f"{o['median']:.1f}", "median")))
+                         *versus_old(part, lambda o: f"{o['median']:.1f}", "median")))
             rows.append((f"  (min–max of {args.runs})", "ms", f"{m['min']:.1f}–{m['max']:.1f}",
                          f"{t['min']:.1f}–{t['max']:.1f}", "",
-                         *versus_old(output_type, lambda o: f"{o['min']:.1f}–{o['max']:.1f}")))
+                         *versus_old(part, lambda o: f"{o['min']:.1f}–{o['max']:.1f}")))
     header = ("workload", "unit", "MPD", "Tonearm", "MPD / Tonearm")
     baseline.print_table(header + (baseline.COLUMNS if old_binary else ()), rows)
 
