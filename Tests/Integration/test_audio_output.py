@@ -176,7 +176,7 @@ def test_seek_lands_on_its_target(make_audio_server, audio_library, tmp_path, su
 
 # Each kind of file a library holds, as (file, ffmpeg options from the 44.1 kHz chirp): the
 # formats whose database name is also the decoded format, those where it is not (MP3, Opus), and
-# those whose name does not tell (24-bit WAV, named 32 as 32-bit is).
+# 24-bit WAV, named 32 as 32-bit WAV is (Tonearm reads the depth from the file's header).
 OPENINGS = {
     "16.flac": ["-c:a", "flac"],
     "24.flac": ["-c:a", "flac", "-sample_fmt", "s32", "-bits_per_raw_sample", "24"],

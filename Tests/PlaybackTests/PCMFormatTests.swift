@@ -1,3 +1,5 @@
+import MediaLibrary
+import MusicModel
 import Testing
 
 @testable import Playback
@@ -36,7 +38,7 @@ import Testing
     }
 
     @Test func nothingWhereTheNameLeavesADoubt() {
-        #expect(expected("44100:32:2", "/m/a.wav") == nil)  // 24-bit PCM is named 32 too
+        #expect(expected("44100:32:2", "/m/a.wav") == nil)  // named 32 for 24 or 32 bits, and no file to read
         #expect(expected("48000:16:2", "/m/a.ogg") == nil)  // Opus or FLAC in Ogg
         #expect(expected("44100:24:2", "/m/a.mka") == nil)  // MP3 or FLAC in Matroska
         #expect(expected("dsd64:2", "/m/a.dsf") == nil)
@@ -44,5 +46,38 @@ import Testing
         #expect(expected("44100:16:2", "/m/dir.d/no suffix") == nil)
         #expect(expected("0:16:2", "/m/a.flac") == nil)
         #expect(expected("44100:16", "/m/a.flac") == nil)
+    }
+}
+
+/// The guess against the truth: for files made with the `ffmpeg` CLI, the format named from the
+/// database entry the scanner writes is the one the decoder then gives, or no guess is made.
+@Suite struct ExpectedFormatOfRealFilesTests {
+    @Test func theGuessIsWhatTheDecoderGives() throws {
+        let fixtures = try AudioFixtures()
+        let source = try fixtures.chirp("source.wav", rate: 44100, seconds: 0.5)
+        let files: [(String, [String])] = [
+            ("16.flac", ["-c:a", "flac"]),
+            ("24.flac", ["-c:a", "flac", "-sample_fmt", "s32", "-bits_per_raw_sample", "24"]),
+            ("16.wav", ["-c:a", "pcm_s16le"]),
+            ("24.wav", ["-c:a", "pcm_s24le"]),
+            ("32.wav", ["-c:a", "pcm_s32le"]),
+            ("float.wav", ["-c:a", "pcm_f32le"]),
+            ("a.mp3", ["-c:a", "libmp3lame", "-b:a", "128k"]),
+            ("a.opus", ["-c:a", "libopus", "-b:a", "96k"]),
+            ("a.ogg", ["-c:a", "libvorbis"]),
+            ("a.m4a", ["-c:a", "aac", "-b:a", "128k"]),
+        ]
+        var guessed = 0
+        for (name, options) in files {
+            let path = try fixtures.encode(source, name, options)
+            let metadata = try MetadataReader.read(path: path, tags: TagMask(bits: 0))
+            let stored = try #require(metadata.audioFormat, "\(name)")
+            let decoded = try AudioDecoder(path: path).sourceFormat
+            if let guess = PCMFormat(expectedFrom: stored, path: path) {
+                #expect(guess == decoded, "\(name): named \(stored), guessed \(guess), decoded \(decoded)")
+                guessed += 1
+            }
+        }
+        #expect(guessed == files.count)  // each of these kinds is told apart
     }
 }
