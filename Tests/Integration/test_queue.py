@@ -89,7 +89,7 @@ def test_add_at_a_position(player_server):
 
 
 # Absolute paths outside the music directory and file:// URIs: a TCP client may not add them.
-REFUSED_ABSOLUTE = ["/etc/passwd", "//Album A", "file:///etc/passwd"]
+REFUSED_ABSOLUTE = ["/etc/passwd", "//Album A", "file:///etc/passwd", "FILE:///etc/passwd"]
 # Relative URIs with a `..`, `.` or empty segment, which name nothing in the database.
 REFUSED_RELATIVE = ["../x", f"Album A/../{A1}", "Album A/", "./Album A"]
 
@@ -100,6 +100,14 @@ def test_add_refuses_paths_outside_the_music_directory(player_server):
             assert c.command(f"add {q(uri)}") == ["ACK [4@0] {add} Access denied"], uri
             assert c.command(f"addid {q(uri)}") == ["ACK [4@0] {addid} Access denied"], uri
         assert c.command("playlist") == ["OK"] and status(c)["playlist"] == "1"
+
+
+def test_a_file_uri_must_hold_an_absolute_path(player_server):
+    """MPD skips the `file://` prefix, in any case, and wants an absolute path after it."""
+    with player_server.connect() as c:
+        for uri in ("file://Album A/01 One.flac", "File://etc/passwd", "file://"):
+            for command in ("add", "addid"):
+                assert c.command(f"{command} {q(uri)}") == [f"ACK [2@0] {{{command}}} Malformed file:// URI"], uri
 
 
 def test_add_finds_nothing_by_relative_paths_that_leave_their_folder(player_server):

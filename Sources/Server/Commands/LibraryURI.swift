@@ -66,19 +66,25 @@ enum LibraryURI {
     /// Every `add`, `addid` and lookup of a song by its URI passes here, so it reads the bytes:
     /// `String.contains` and `lowercased()` cost more than the rest of `addid`'s checks.
     private static func refuseNonRelative(_ uri: String) throws(MPDError) {
-        if hasFilePrefix(uri) {
-            // MPD skips the obsolete `file://` prefix; what follows must be an absolute path.
-            guard uri.utf8.dropFirst(7).first == UInt8(ascii: "/") else {
-                throw MPDError(.argument, "Malformed file:// URI")
-            }
-            throw MPDError(.permission, "Access denied")
-        }
-        if uri.utf8.first == UInt8(ascii: "/") { throw MPDError(.permission, "Access denied") }
+        // MPD skips the obsolete `file://` prefix; what follows must be an absolute path.
+        if try filePath(uri) != nil { throw MPDError(.permission, "Access denied") }
         if RemoteStream.hasScheme(uri) { throw MPDError(.argument, "Unsupported URI scheme") }
     }
 
+    /// The absolute path a file argument names: `/path`, or a `file://` URI (the prefix in any
+    /// case, as MPD's `LocateUri` takes it) followed by one; `nil` for anything else.
+    /// - Throws: ACK 2 `Malformed file:// URI` when what follows `file://` is not absolute.
+    static func filePath(_ argument: String) throws(MPDError) -> String? {
+        if hasFilePrefix(argument) {
+            let path = argument.utf8.dropFirst(7)
+            guard path.first == UInt8(ascii: "/") else { throw MPDError(.argument, "Malformed file:// URI") }
+            return String(path)
+        }
+        return argument.utf8.first == UInt8(ascii: "/") ? argument : nil
+    }
+
     /// Whether `uri` starts with `file://`, the letters in any case.
-    private static func hasFilePrefix(_ uri: String) -> Bool {
+    static func hasFilePrefix(_ uri: String) -> Bool {
         var bytes = uri.utf8.makeIterator()
         for expected in "file://".utf8 {
             guard let byte = bytes.next() else { return false }

@@ -35,9 +35,7 @@ struct PlaylistSource {
     ///   local clients; Tonearm reads no files outside its folders), ACK 2 `Malformed file:// URI`.
     static func locate(_ argument: String) throws(MPDError) {
         // An absolute path is a file path even when "://" appears later in it, as in MPD.
-        if !argument.hasPrefix("/") && argument.contains("://")
-            && !(argument.utf8.count >= 7 && argument.prefix(7).lowercased() == "file://")
-        {
+        if !argument.hasPrefix("/") && argument.contains("://") && !LibraryURI.hasFilePrefix(argument) {
             return  // a remote playlist: `open` fetches it when it has a scheme the decoder plays
         }
         _ = try LibraryURI.local(argument, allowEmpty: false)

@@ -96,7 +96,7 @@ enum QueueEditCommands {
         if argument == "/" {
             // Not a valid URI, but clients send it for "everything", and MPD accepts it.
             uri = ""
-        } else if let path = fileArgument(argument) {
+        } else if let path = try LibraryURI.filePath(argument) {
             // MPD's `add` locates a file path without the music directory: only a local client
             // may add one, and then only what the database knows.
             guard invocation.session.isLocal, let relative = relativeURI(path, library) else {
@@ -128,7 +128,7 @@ enum QueueEditCommands {
         }
         let library = try invocation.server.requireLibrary()
         let uri: String
-        if let path = fileArgument(argument) {
+        if let path = try LibraryURI.filePath(argument) {
             // `addid` maps a path inside the music directory to its song, for every client.
             if let relative = relativeURI(path, library) {
                 uri = relative
@@ -147,12 +147,6 @@ enum QueueEditCommands {
         let ids = try player.add([song], at: position)
         invocation.response.append("Id", ids[0])
         return .ok
-    }
-
-    /// The file path an argument names (`/abs/path` or `file:///abs/path`), or `nil` for a URI.
-    static func fileArgument(_ argument: String) -> String? {
-        if argument.hasPrefix("file://") { return String(argument.dropFirst("file://".count)) }
-        return argument.hasPrefix("/") ? argument : nil
     }
 
     /// The URI of a file path inside the music directory, or `nil` when it is outside.

@@ -204,11 +204,9 @@ enum StoredPlaylistCommands {
         if let url = try LibraryURI.stream(uri) { return [url] }
         let library = try invocation.server.requireLibrary()
         if uri.contains("://") {
-            guard uri.utf8.count >= 7, uri.prefix(7).lowercased() == "file://" else {
+            guard LibraryURI.hasFilePrefix(uri), let path = try LibraryURI.filePath(uri) else {
                 throw MPDError(.argument, "Unsupported URI scheme")
             }
-            let path = String(uri.dropFirst(7))
-            guard path.hasPrefix("/") else { throw MPDError(.argument, "Malformed file:// URI") }
             guard let relative = QueueEditCommands.relativeURI(path, library) else {
                 throw MPDError(.permission, "Access denied")
             }
