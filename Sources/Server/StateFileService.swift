@@ -21,6 +21,11 @@ import Synchronization
 /// The default partition is written in MPD's format; the others follow in Tonearm's blocks
 /// (``SavedServerState``), which MPD skips.
 ///
+/// Nothing is looked at while nothing happens: the service sleeps until the player, the queue,
+/// the options, the volume, the outputs or the partitions raise their idle event (and once every
+/// ``quietCheck`` in case a change raised none), and looks every ``changeDelay`` only while a
+/// song plays or a write is due, so an idle server does not wake for it twice a second.
+///
 /// On the first start, while the new database's first scan runs, no song is known: a file that
 /// names songs (MPD's, on a move) is then restored once that scan has finished, and is not
 /// overwritten before, so that its queue is neither lost nor replaced by an empty one.
@@ -29,6 +34,11 @@ package struct StateFileService: Service, CustomStringConvertible {
     static let changeDelay: Duration = .milliseconds(500)
     /// How often the position of a song playing is written, without `state_file_interval`.
     static let positionInterval: Duration = .seconds(5)
+    /// How often the state is compared with the file while no event comes: a change that raised
+    /// no idle event (none is known) is still written.
+    static let quietCheck: Duration = .seconds(30)
+    /// The idle events of what the file holds.
+    static let savedSubsystems: IdleSubsystems = [.player, .playlist, .options, .mixer, .output, .partition]
 
     private let path: String
     /// `state_file_interval`, or nil for writes within ``changeDelay``.
@@ -36,6 +46,7 @@ package struct StateFileService: Service, CustomStringConvertible {
     private let restorePaused: Bool
     private let partitions: PartitionSet
     private let library: Library?
+    private let idleBus: IdleBus?
     private let firstScanRunning: Bool
     private let logger: Logger
     /// Where writes (which `fsync`) run, off the cooperative threads.
@@ -56,10 +67,12 @@ package struct StateFileService: Service, CustomStringConvertible {
     ///   - restorePaused: `restore_paused`: start paused where the file says playing.
     ///   - firstScanRunning: the database is new and its first scan has started
     ///     (``Library/updateIfNew()``).
+    ///   - idleBus: whose events wake the service; without it, it looks every ``changeDelay``.
     package init(
         path: String, interval: Int?, restorePaused: Bool, partitions: PartitionSet, library: Library?,
-        firstScanRunning: Bool = false, logger: Logger
+        idleBus: IdleBus? = nil, firstScanRunning: Bool = false, logger: Logger
     ) {
+        self.idleBus = idleBus
         self.path = path
         self.interval = interval.map { .seconds(max(1, $0)) }
         self.restorePaused = restorePaused
@@ -100,10 +113,17 @@ package struct StateFileService: Service, CustomStringConvertible {
                 _ = await restore(saved, songs: [:])
             }
         }
+        let changes = interval == nil ? changeSignals() : nil
+        defer { changes?.ticker.cancel() }
         try? await cancelWhenGracefulShutdown { [self] in
             var written = Snapshot(of: partitions)
             var writtenAt = ContinuousClock.now
+            var signals = changes?.signals.makeAsyncIterator()
             while !Task.isCancelled {
+                if signals != nil, !written.playing, Snapshot(of: partitions).changes == written.changes {
+                    // Nothing due: sleep until something changes (nil: shutting down).
+                    guard await signals?.next() != nil else { break }
+                }
                 try await Task.sleep(for: interval ?? Self.changeDelay)
                 let now = Snapshot(of: partitions)
                 let due: Bool
@@ -132,6 +152,22 @@ package struct StateFileService: Service, CustomStringConvertible {
             while !ready() { try await Task.sleep(for: .milliseconds(100)) }
         }
         return waited != nil
+    }
+
+    /// A signal for every idle event of what the file holds, and one every ``quietCheck`` from
+    /// `ticker` (cancel it when done); nil without an idle bus. At most one signal waits: a
+    /// burst of events is one look.
+    private func changeSignals() -> (signals: AsyncStream<Void>, ticker: Task<Void, Never>)? {
+        guard let idleBus else { return nil }
+        let (signals, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        idleBus.observe(Self.savedSubsystems) { continuation.yield() }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.quietCheck)
+                continuation.yield()
+            }
+        }
+        return (signals, ticker)
     }
 
     /// Reads the file and gives each partition its queue and outputs back, making the

@@ -77,7 +77,8 @@ struct ServerAssembly {
         if let path = settings.stateFile {
             stateFile = StateFileService(
                 path: path, interval: settings.stateFileInterval, restorePaused: settings.restorePaused,
-                partitions: context.partitions, library: library, firstScanRunning: firstScanRunning, logger: logger)
+                partitions: context.partitions, library: library, idleBus: idleBus, firstScanRunning: firstScanRunning,
+                logger: logger)
             // Restored before the server listens, as MPD does, so no client sees an empty queue;
             // with a new database, once its first scan has found the songs (a move from MPD).
             await stateFile?.restore()

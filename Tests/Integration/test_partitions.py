@@ -387,6 +387,30 @@ def test_partitions_their_queues_and_outputs_survive_a_restart(make_player_serve
         assert queue_uris(c) == [] and outputs(c) == []
 
 
+def test_a_change_in_another_partition_is_written_at_once(make_player_server):
+    """Another partition's queue raises its idle events for that partition's clients only; the
+    state file follows them too, so the change is in the file within a second or so (it would
+    otherwise wait for the half-minute check) and outlives SIGKILL."""
+    server = make_player_server(output=TWO_NULLS)
+    tonearm_only(server, "partitions in the state file are Tonearm's", beyond_mpd=True)
+    with server.connect() as c:
+        assert c.command("newpartition x") == ["OK"]
+        assert c.command("partition x") == ["OK"]
+        time.sleep(1)  # the new partition is written, and the service sleeps until the next event
+        assert c.command(f'add "{B1}"') == ["OK"]
+    state = server.workdir / "state"
+    deadline = time.monotonic() + 10
+    while B1 not in state.read_text():
+        assert time.monotonic() < deadline, "the partition's queue was not written within 10 s"
+        time.sleep(0.1)
+    server.process.kill()
+    server.process.wait(timeout=20)
+    server.start()
+    with server.connect() as c:
+        assert c.command("partition x") == ["OK"]
+        assert queue_uris(c) == [B1]
+
+
 def test_mpd_reads_the_default_partition_from_tonearms_state_file(make_player_server, tmp_path):
     """The other partitions' blocks are Tonearm's extension: MPD skips them and restores the
     default partition from the same file."""

@@ -31,13 +31,13 @@ package final class IdleBus: Sendable {
         guard !holding else { return }
         let targets = inboxes.withLock { Array($0.values) }
         for inbox in targets { inbox.post(subsystems) }
-        let handlers = observers.withLock { $0.filter { !$0.subsystems.isDisjoint(with: subsystems) } }
-        for observer in handlers { observer.handler() }
+        notifyObservers(subsystems)
     }
 
-    /// Calls `handler` whenever one of `subsystems` is raised for every client, from the thread
-    /// that raises it: the server's own parts follow the clients' events this way (the smart
-    /// playlists follow `database` and `sticker`). The handler must return at once.
+    /// Calls `handler` whenever one of `subsystems` is raised, for every client or for one
+    /// partition's, from the thread that raises it: the server's own parts follow the clients'
+    /// events this way (the smart playlists follow `database` and `sticker`, the state file
+    /// every partition's player). The handler must return at once.
     package func observe(_ subsystems: IdleSubsystems, _ handler: @escaping @Sendable () -> Void) {
         observers.withLock { $0.append((subsystems, handler)) }
     }
@@ -52,6 +52,12 @@ package final class IdleBus: Sendable {
         guard !holding else { return }
         let targets = inboxes.withLock { Array($0.values) }
         for inbox in targets where inbox.partition == partition { inbox.post(subsystems) }
+        notifyObservers(subsystems)
+    }
+
+    private func notifyObservers(_ subsystems: IdleSubsystems) {
+        let handlers = observers.withLock { $0.filter { !$0.subsystems.isDisjoint(with: subsystems) } }
+        for observer in handlers { observer.handler() }
     }
 
     /// Holds the events raised until the matching ``endCommandList()``, so that a command list
