@@ -178,6 +178,11 @@ def queries(plan):
     albumartist = ranked[int(len(ranked) * 0.75)]
     by_albumartist = per_albumartist[albumartist]
     their_albums = len({t.album for t in plan.tracks if t.albumartist == albumartist})
+    # MPDroid's first track of each album on an artist's screen (`getFirstTrack`); the files'
+    # `1/12` is track 1 on both servers, once per disc.
+    their_album = min(t.album for t in plan.tracks if t.albumartist == albumartist)
+    first_tracks = plan.count(lambda t: t.albumartist == albumartist and t.album == their_album
+                              and t.track.split("/")[0] == "1")
 
     def lines_with(prefix, expected):
         return lambda lines: (sum(1 for line in lines if line.startswith(prefix)), expected)
@@ -193,6 +198,9 @@ def queries(plan):
          lines_with("Album: ", their_albums)),
         (f"find albumartist (exact, {by_albumartist:,} songs)", f"find albumartist {quote(albumartist)}",
          lines_with("file: ", by_albumartist)),
+        (f"find albumartist album track 1 (one album's first track, {first_tracks:,} songs)",
+         f"find albumartist {quote(albumartist)} album {quote(their_album)} track \"1\"",
+         lines_with("file: ", first_tracks)),
         ("count artist (one artist)", f"count artist {quote(artist)}",
          lambda lines: (int(value(lines, "songs") or -1), by_artist)),
         (f"count group artist ({artists:,} artists)", "count group artist", lines_with("Artist: ", artists)),

@@ -51,6 +51,15 @@ def but(*excluded):
     ("find albumartist \"Sigur Rós\"", ["Sigur Rós/Ágætis byrjun/01 Svefn-g-englar.ogg",
                                         "Sigur Rós/Ágætis byrjun/02 Starálfur.opus"]),
     ("find artist Björk title Crying", ["Björk/Debut/02 Crying.mp3"]),
+    # A number or date beside an indexed tag (MPDroid's first track of an album): the songs'
+    # `1/11` and `2/11` are their leading numbers, on both servers.
+    ("find \"albumartist\" \"Björk\" \"album\" \"Debut\" \"track\" \"1\"", BJORK[:1]),
+    ("find album Debut track 1/11", []),
+    ("find album Debut disc 1", BJORK),
+    ("find album Debut date 1993", BJORK[1:]),
+    ("search album debut track 1", BJORK[:1]),
+    ("find \"((albumartist == 'Björk') AND (track != '1'))\"", BJORK[1:]),
+    ("find albumartist Björk track 2 disc 1", BJORK[1:]),
     ("find title \"Say \\\"hi\\\" and it's a back\\\\slash\"", ["Various/Quotes/01 Quotes.mp3"]),
     ("find title a \"(album == 'alpha')\"", ["Various/Sorting/a.flac"]),
     # Expressions.

@@ -54,6 +54,10 @@ struct FilterSQLTests {
             "(albumartistsort == 'X')", "(albumartist contains 'xyz')", "(albumartist != 'X')",
             "(albumartist == '')", "(albumartistsort =~ 'X')", "(albumartist starts_with 'X')",
             "(added-since '2020-01-01T00:00:00Z')", "((added-since '2020-01-01T00:00:00Z') AND (artist == 'A'))",
+            "(track == '1')", "((album == 'Al1') AND (track == '1'))", "((albumartist == 'X') AND (track == '1'))",
+            "((artist == 'A') AND (track contains '1'))", "((track == '1') AND (title =~ 'o'))",
+            "((album == 'Al1') AND (disc != '1'))", "((track == '1') AND (disc == '1'))",
+            "((date =~ '19') AND (album == 'Al1'))", "((track == '') AND (album == 'Al1'))",
         ]
         for expression in expressions {
             for foldCase in [false, true] {
@@ -74,6 +78,81 @@ struct FilterSQLTests {
                 #expect(FilterSQL.mayScan(filter) == (scans || range), "\(expression) foldCase \(foldCase): \(plan)")
             }
         }
+    }
+
+    /// The steps of SQLite's plan for the songs `filter` selects.
+    private func plan(_ filter: FilterExpression, in library: TestLibrary) throws -> [String] {
+        let condition = FilterSQL.condition(filter)
+        return try library.read { db in
+            try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN SELECT s.id FROM song s WHERE \(condition.sql) ORDER BY s.ord",
+                arguments: StatementArguments(condition.arguments)
+            ).map { $0["detail"] as String }
+        }
+    }
+
+    @Test func aTrackTermBesideAnIndexedOneIsCheckedPerSong() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        // MPDroid's first track of an album: the album artist's union and the album drive; the
+        // track is looked up among each candidate's rows, not listed for every song with it.
+        let cases: [(String, lists: Int)] = [
+            ("((albumartist == 'X') AND (album == 'Al1') AND (track == '1'))", 3),
+            ("((album == 'Al1') AND (track == '1'))", 1), ("((albumartist == 'X') AND (disc == '1'))", 2),
+            ("((album == 'Al1') AND (date != '2001'))", 1),
+        ]
+        for (expression, lists) in cases {
+            let steps = try plan(try FilterExpression.parse(expression: expression, foldCase: false), in: library)
+            #expect(steps.filter { $0.hasPrefix("LIST SUBQUERY") }.count == lists, "\(expression): \(steps)")
+            #expect(steps.contains { $0.hasSuffix("USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)") }, "\(steps)")
+        }
+        // Alone, or beside other numbers only, the track's list is what drives the query.
+        for expression in [
+            "(track == '1')", "((track == '1') AND (disc == '1'))", "((track == '1') AND (title =~ 'o'))",
+        ] {
+            let steps = try plan(try FilterExpression.parse(expression: expression, foldCase: false), in: library)
+            #expect(!steps.contains { $0.contains("rowid>?") }, "\(expression): \(steps)")
+            #expect(steps.contains { $0.hasSuffix("songTag_value (tag=? AND value=?)") }, "\(expression): \(steps)")
+        }
+    }
+
+    @Test func numberTermsCheckedPerSongMatchAsTheirLists() throws {
+        let songs: [TestLibrary.Entry] = [
+            ("a.mp3", tags((.album, "X"), (.track, "1"), (.date, "1999")), 1),
+            ("b.mp3", tags((.album, "X"), (.track, "2"), (.disc, "1")), 1),
+            ("c.mp3", tags((.album, "X"), (.title, "t"), (.track, "3"), (.track, "1")), 1),
+            ("d.mp3", tags((.album, "Y"), (.track, "1")), 1),
+            ("e.mp3", tags((.album, "X"), (.artist, "1")), 1),
+            ("f.mp3", tags((.album, "X"), (.disc, "2"), (.track, "10"), (.date, "1999-05")), 1),
+            ("g.mp3", tags((.albumArtist, "1"), (.track, "1")), 1),
+        ]
+        let library = try TestLibrary(songs)
+        defer { library.remove() }
+        func uris(_ expression: String, _ foldCase: Bool) throws -> Set<String> {
+            let condition = FilterSQL.condition(try FilterExpression.parse(expression: expression, foldCase: foldCase))
+            return Set(
+                try library.read { db in
+                    try String.fetchAll(
+                        db, sql: "SELECT s.uri FROM song s WHERE \(condition.sql)",
+                        arguments: StatementArguments(condition.arguments))
+                })
+        }
+        let numberTerms = [
+            "(track == '1')", "(track != '1')", "(track == '3')", "(track contains '1')", "(track starts_with '1')",
+            "(track =~ '^1$')", "(track !~ '0')", "(disc == '1')", "(disc != '2')", "(date == '1999')",
+            "(date starts_with '1999')", "(Track == '01')",
+        ]
+        // Each term alone is a list (it drives); beside the album's, it is tested per song. The
+        // songs are the same: those of the album's list and of the term's.
+        for term in numberTerms {
+            for foldCase in [false, true] {
+                let both = try uris("((album == 'X') AND \(term))", foldCase)
+                let expected = try uris("(album == 'X')", foldCase).intersection(try uris(term, foldCase))
+                #expect(both == expected, "\(term) foldCase \(foldCase)")
+            }
+        }
+        #expect(try uris("((album == 'X') AND (track == '1'))", false) == ["a.mp3", "c.mp3"])
+        #expect(try uris("((albumartist == '1') AND (track == '1'))", false) == ["g.mp3"])
     }
 
     /// The songs `expression` (a `search`) selects in `library`, by URI.

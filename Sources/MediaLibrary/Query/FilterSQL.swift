@@ -92,7 +92,13 @@ enum FilterSQL {
             return SQLFragment("NOT (\(compiled.sql))", values: compiled.arguments)
         case .and(let operands):
             guard !operands.isEmpty else { return .alwaysTrue }
-            let compiled = operands.map { condition($0, stickers: stickers) }
+            let perSong = checksPerSong(operands)
+            let compiled = operands.map { operand in
+                if perSong, case .tag(let tag, let predicate) = operand, isNumberTerm(operand) {
+                    return negate(perSongMatch(tag, predicate), if: predicate.negated)
+                }
+                return condition(operand, stickers: stickers)
+            }
             var result = SQLFragment(compiled.map { "(\($0.sql))" }.joined(separator: " AND "))
             result.arguments = compiled.flatMap(\.arguments)
             return result
@@ -146,10 +152,33 @@ enum FilterSQL {
         case .not(let inner):
             return readsEveryValue(inner)
         case .and(let operands):
-            return operands.contains(where: readsEveryValue)
+            // A number or date term checked per song reads only the candidates' rows.
+            let perSong = checksPerSong(operands)
+            return operands.contains { !(perSong && isNumberTerm($0)) && readsEveryValue($0) }
         case .uri, .base, .audioFormat, .priorityAtLeast:
             return false
         }
+    }
+
+    /// The tags whose values are numbers or dates: few values, each shared by many songs
+    /// (`track "1"` is one song of every album, a twelfth of a library), and no fallbacks.
+    private static let numberTags: Set<TagType> = [.track, .disc, .movementNumber, .date, .originalDate]
+
+    /// Whether `expression` compares a tag of ``numberTags`` with a non-empty operand (negated or
+    /// not): a term that ``checksPerSong(_:)`` may test on each candidate song.
+    private static func isNumberTerm(_ expression: FilterExpression) -> Bool {
+        guard case .tag(let tag, let predicate) = expression else { return false }
+        return numberTags.contains(tag) && !predicate.value.isEmpty
+    }
+
+    /// Whether the number terms (``isNumberTerm(_:)``) among the operands of an `AND` are tested
+    /// per song (``perSongMatch(_:_:)``): when another operand drives the query from an index.
+    /// As lists (`s.id IN (SELECT …)`), SQLite built each one whole, every song with `track
+    /// "1"`, to probe it for the dozen songs of one album (MPDroid's `find albumartist X album A
+    /// track 1`: 13 ms instead of 0.4 at 100,000 songs), or let it drive the query instead of an
+    /// album artist's union. Alone with no other driver, a number term stays the list it drives from.
+    private static func checksPerSong(_ operands: [FilterExpression]) -> Bool {
+        operands.contains { !isNumberTerm($0) && drives($0) }
     }
 
     /// ``isIndexed(_:tag:)`` for `tag` and every tag of its fallback chain, which the union
@@ -250,6 +279,21 @@ enum FilterSQL {
         return SQLFragment(
             "s.id IN (SELECT t.song FROM songTag t WHERE t.tag = ? AND \(match.sql))",
             values: [Int64(tag.rawValue).databaseValue] + match.arguments
+        )
+    }
+
+    /// A match of `predicate` (negation aside) among the values of `tag` of the song `s` alone,
+    /// for a tag without fallbacks: a range of the song's ``TagRowID``s, one seek into `songTag`
+    /// by row id. Written as `t.song = s.id AND t.tag = ?`, SQLite chose the `(tag, value)` index
+    /// and read every song with the value, for each song tested.
+    private static func perSongMatch(_ tag: TagType, _ predicate: StringPredicate) -> SQLFragment {
+        let match = stringMatch(predicate, raw: "t.value", folded: "t.folded")
+        let first = TagRowID.make(song: 0, tag: tag.rawValue, index: 0)
+        let end = TagRowID.make(song: 0, tag: tag.rawValue + 1, index: 0)
+        let song = TagRowID.firstOfSongSQL("s.id")
+        return SQLFragment(
+            "EXISTS (SELECT 1 FROM songTag t WHERE t.id >= \(song) + ? AND t.id < \(song) + ? AND \(match.sql))",
+            values: [first.databaseValue, end.databaseValue] + match.arguments
         )
     }
 

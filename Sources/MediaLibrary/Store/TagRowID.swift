@@ -20,6 +20,10 @@ enum TagRowID {
         song << Int64(tagBits + valueBits) | Int64(tag) << Int64(valueBits) | Int64(index)
     }
 
+    /// SQL for the lowest row id of the song whose id is held in `column` (its first value of
+    /// tag type 0): adding ``make(song:tag:index:)`` with song 0 gives the song's id of that place.
+    static func firstOfSongSQL(_ column: String) -> String { "(\(column) << \(tagBits + valueBits))" }
+
     /// SQL for the song of a row id held in `column`.
     static func songSQL(_ column: String) -> String { "(\(column) >> \(tagBits + valueBits))" }
 
