@@ -250,8 +250,6 @@ final class DecoderThread: @unchecked Sendable {
         if length == 0 { source = nil }
     }
 
-    /// The format of the stream: the first output's forced `format` (`*` fields taken from
-    /// the song), else the first song's own.
     /// Tells the outputs the format `wanted` will give, when its database entry says so for
     /// sure, so that a closed one opens while FFmpeg opens the file (for a pipe output, its
     /// command starts meanwhile) rather than after the first chunk is decoded.
@@ -267,6 +265,8 @@ final class DecoderThread: @unchecked Sendable {
         }
     }
 
+    /// The format of the stream: the first output's forced `format` (`*` fields taken from
+    /// the song), else the first song's own.
     private func outputFormat(for source: PCMFormat) -> PCMFormat {
         outputFormats.lazy.compactMap { $0.flatMap { PCMFormat(mpdFormat: $0, source: source) } }.first ?? source
     }
