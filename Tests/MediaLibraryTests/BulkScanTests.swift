@@ -27,10 +27,12 @@ struct BulkScanTests {
         return root
     }
 
-    /// Scans `root` into a new database, in bulk or row by row.
+    /// Scans `root` into a new database beside it (`root` + `-name.sqlite`), in bulk or row by
+    /// row. Not inside it: a database made there would change the folder's time between the
+    /// two scans, which each record.
     func scan(_ root: String, bulk: Bool, name: String) throws -> Library {
         let settings = Library.Settings(
-            musicDirectory: root, databasePath: root + "/\(name).sqlite", songSuffixes: ["flac"], tagMask: .all)
+            musicDirectory: root, databasePath: root + "-\(name).sqlite", songSuffixes: ["flac"], tagMask: .all)
         let library = try Library(settings: settings, logger: Logger(label: "test"), onEvent: { _ in })
         var scanner = MusicFolderScanner(
             store: library.store, walker: library.walker, tagMask: .all, logger: Logger(label: "test"))
@@ -62,7 +64,14 @@ struct BulkScanTests {
 
     @Test func aBulkFirstScanLeavesTheDatabaseARowByRowScanLeaves() throws {
         let root = try makeFolder()
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        defer {
+            try? FileManager.default.removeItem(atPath: root)
+            for name in ["bulk", "rows"] {
+                for suffix in ["", "-wal", "-shm"] {
+                    try? FileManager.default.removeItem(atPath: root + "-\(name).sqlite\(suffix)")
+                }
+            }
+        }
         let bulk = try scan(root, bulk: true, name: "bulk")
         let rows = try scan(root, bulk: false, name: "rows")
         let (bulkContents, rowContents) = (try contents(bulk), try contents(rows))
