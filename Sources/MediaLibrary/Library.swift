@@ -115,7 +115,7 @@ package final class Library: Sendable {
     /// - Returns: whether it started one: until it finishes, the database knows no song.
     @discardableResult
     package func updateIfNew() throws -> Bool {
-        let updated = try store.pool.read { db in try LibraryStore.meta(db, "db_update") }
+        let updated = try store.read { db in try LibraryStore.meta(db, "db_update") }
         guard updated == nil else { return false }
         return (try? updates.enqueue("", rescan: false)) != nil
     }

@@ -31,7 +31,7 @@ struct TestLibrary {
     }
 
     /// Runs `body` in a read transaction.
-    func read<T>(_ body: (Database) throws -> T) throws -> T { try store.pool.read(body) }
+    func read<T>(_ body: (Database) throws -> T) throws -> T { try store.read(body) }
 
     /// A ``Library`` over this database, for the queries the server makes.
     func library() throws -> Library {

@@ -21,10 +21,10 @@ enum StickerCleanup {
             let uris = try stickers.uris(type: type)
             let gone: [String]
             if type == "song" {
-                let existing = try library.pool.read { db in try Library.existingSongs(uris, db) }
+                let existing = try library.read { db in try Library.existingSongs(uris, db) }
                 gone = uris.filter { !existing.contains($0) }
             } else if let filter = filter(type: type, parseFilter: parseFilter) {
-                gone = try library.pool.read { db in
+                gone = try library.read { db in
                     try uris.filter { uri in
                         // A sticker whose filter no longer parses is kept, as MPD keeps it.
                         guard let expression = filter(uri), (try? Library.validateRegexes(expression)) != nil

@@ -31,7 +31,7 @@ extension LibraryStore {
     /// SQLite's `quick_check` of every page: nil when the database is intact, else the first
     /// problem it reports. Reads the whole file (a quarter of a second at 100,000 songs).
     func firstDamage() throws -> String? {
-        let verdict = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") } ?? "no answer"
+        let verdict = try read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") } ?? "no answer"
         guard verdict != "ok" else { return nil }
         // One line for the log, without the `*** in database main ***` heading.
         return verdict.split(separator: "\n").filter { !$0.hasPrefix("***") }.joined(separator: "; ")

@@ -11,6 +11,8 @@ final class LibraryStore: Sendable {
     let tagColumns = TagColumnCache()
     /// The lookup of one song by its URI, beside the pool.
     let songLookup: SongLookup
+    /// The connections of ``read(_:)``, beside the pool.
+    let readers: LibraryReaders
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     init(path: String) throws {
@@ -35,12 +37,14 @@ final class LibraryStore: Sendable {
         pool = try DatabasePool(path: path, configuration: configuration)
         try Schema.migrator.migrate(pool)
         songLookup = SongLookup(path: path)
+        readers = LibraryReaders(path: path, configuration: configuration)
     }
 
     /// Empties the writer's page cache, closes the readers (reopened on the next read),
     /// waiting for reads under way to finish, and drops the cached groupings.
     func releaseMemory() {
         songLookup.releaseMemory()
+        readers.releaseMemory()
         pool.releaseMemory()
         tagColumns.removeAll()
     }
@@ -52,17 +56,21 @@ final class LibraryStore: Sendable {
     /// unusable afterwards.
     func close() throws {
         songLookup.close()
+        readers.close()
         pool.releaseMemory()
         try pool.close()
     }
 
-    /// Runs `body` in a read transaction on a reader connection, on the calling thread.
+    /// Runs `body` in a read transaction on a reader connection, on the calling thread: one
+    /// snapshot of the database for all of its statements.
     ///
     /// Sessions run on their event loops, and a query is CPU work on pages the kernel mostly
     /// has cached: handing it to GRDB's queue and back cost two thread wake-ups, about a fifth
-    /// of a 10,000-song `count group` (and 60 µs of a `stats`).
+    /// of a 10,000-song `count group` (and 60 µs of a `stats`). The connection is one of
+    /// ``readers``, not the pool's: GRDB's reader hand-over and transaction bookkeeping cost
+    /// a short read as much as a third of its time (``LibraryReaders``).
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try pool.read(body)
+        try readers.read(fallback: pool, body)
     }
 
     /// Runs `body` like ``read(_:)``, but on Swift's global executor when the query may test
