@@ -58,6 +58,12 @@ def test_a_snapclient_plays_what_tonearm_plays_through_snapserver(tmp_path, snap
         recording = tmp_path / "room.pcm"
         snapcast(["snapclient", "-h", "127.0.0.1", "-p", str(stream_port), "--hostID", "room",
                   f"--player=file:filename={recording}"], "snapclient")
+        # Snapcast streams in real time: a room that joins late never hears what was sent before
+        # (a loaded machine once missed the song's first second). Play once the client has its
+        # settings and its clock from the server.
+        client_log = tmp_path / "snapclient.log"
+        poll("snapclient in step with snapserver",
+             lambda: client_log.exists() and "diff to server" in client_log.read_text(errors="replace"), timeout=30)
         with server.connect() as c:
             assert c.command('add "chirp.wav"') == ["OK"]
             assert c.command("play") == ["OK"]
