@@ -1,12 +1,13 @@
 """Multi-room audio with Snapcast, as docs/snapcast.md sets it up: Tonearm's `fifo` output feeds
 `snapserver`'s pipe source, and a `snapclient` (its file player standing in for a room's sound
 card) plays what it receives. Snapcast carries the audio as FLAC, losslessly, so the client's
-recording holds the song's samples exactly, without a gap or a repeat. Everything listens on
-127.0.0.1."""
+recording holds the song's samples exactly, without a gap or a repeat, unless Snapcast itself
+resynchronised on a loaded machine (which it logs). Everything listens on 127.0.0.1."""
 import os
 import shutil
 import subprocess
 import wave
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -17,6 +18,7 @@ from support.servers import TonearmServer, free_port
 
 RATE = 48000
 FRAME = 4  # 16-bit stereo
+SONG = 6  # seconds
 
 
 @pytest.fixture
@@ -43,7 +45,7 @@ def snapcast(tmp_path):
 def test_a_snapclient_plays_what_tonearm_plays_through_snapserver(tmp_path, snapcast):
     music = tmp_path / "music"
     music.mkdir()
-    audio.chirp(music / "chirp.wav", rate=RATE, seconds=6)
+    audio.chirp(music / "chirp.wav", rate=RATE, seconds=SONG)
     with wave.open(str(music / "chirp.wav")) as song:
         source = song.readframes(song.getnframes())
     fifo = tmp_path / "snapfifo"
@@ -66,6 +68,7 @@ def test_a_snapclient_plays_what_tonearm_plays_through_snapserver(tmp_path, snap
              lambda: client_log.exists() and "diff to server" in client_log.read_text(errors="replace"), timeout=30)
         with server.connect() as c:
             assert c.command('add "chirp.wav"') == ["OK"]
+            played = datetime.now()
             assert c.command("play") == ["OK"]
             wait_elapsed(c, 5.5, timeout=30)
 
@@ -80,5 +83,32 @@ def test_a_snapclient_plays_what_tonearm_plays_through_snapserver(tmp_path, snap
                 return None if -1 in positions else positions
 
             positions = poll("the song in the room's recording", found, timeout=30)
-    shifts = {position - at for position, at in zip(positions, windows)}
-    assert len(shifts) == 1, shifts
+    assert positions == sorted(positions), positions
+    shifts = [position - at for position, at in zip(positions, windows)]
+    jumps = sum(1 for before, after in zip(shifts, shifts[1:]) if before != after)
+    # A stream that falls behind real time on a loaded machine is put back in step by Snapcast,
+    # which logs it at INFO: snapserver restarts its clock when a read of its pipe ends late
+    # ("onResync"); snapclient plays silence when a chunk is not there in time ("No chunks
+    # available", "Not enough frames available") and then drops or pads a block to
+    # catch up, as it does when its median lateness passes 2-5 ms (the "full()" checks). A shift
+    # without such a line during the song is audio lost or repeated on the way. (The song reaches
+    # the room a second late, snapserver's buffer; its end there is after this window.)
+    resyncs = snapcast_resyncs(tmp_path, since=played, until=played + timedelta(seconds=SONG + 0.9))
+    assert jumps <= len(resyncs), (shifts, resyncs)
+
+
+def snapcast_resyncs(folder, since: datetime, until: datetime) -> list[str]:
+    """The lines, logged between `since` and `until`, in which snapserver or snapclient say
+    the stream was late or put back in step."""
+    marks = ("onResync", "No chunks available", "Not enough frames available", "full()", "abs(age > 500)")
+    lines = []
+    for name in ("snapserver.log", "snapclient.log"):
+        log = folder / name
+        for line in log.read_text(errors="replace").splitlines() if log.exists() else []:
+            try:
+                logged = datetime.strptime(line[:23], "%Y-%m-%d %H-%M-%S.%f")
+            except ValueError:
+                continue
+            if since <= logged <= until and any(mark in line for mark in marks):
+                lines.append(line)
+    return lines
