@@ -1,4 +1,4 @@
-"""What the three `make bench` scripts share for `--baseline-tonearm` (`make bench BASELINE=…`).
+"""What the `make bench` scripts share: their common options, and `--baseline-tonearm` (`make bench BASELINE=…`).
 
 With it, each script also measures an older Tonearm binary (the baseline, "old") in the same run,
 on the same library and workloads, between MPD and the current build ("new"), and adds two
@@ -9,6 +9,8 @@ noise. Without the option the scripts print what they printed before.
 """
 import argparse
 from pathlib import Path
+
+from support import servers
 
 OLD = "old"  # the baseline's key among the servers, beside "mpd" and "tonearm"
 COLUMNS = ("old Tonearm", "new / old (<1: new faster/smaller)")
@@ -22,6 +24,29 @@ def parser(description: str) -> argparse.ArgumentParser:
     result.add_argument("--mpd", default="/usr/bin/mpd")
     add_option(result)
     return result
+
+
+def library_parser(description: str, sizes_help: str, scan_timeout: float,
+                   scan_help: str | None = None) -> argparse.ArgumentParser:
+    """The options of the scripts that measure both servers on generated libraries of several
+    sizes: `--tonearm` (the release build by default), `--sizes`, `--scan-timeout`,
+    `--library-base` and `--baseline-tonearm`. Check the binary with ``current(parser, args)``."""
+    result = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    result.add_argument("--tonearm", default=str(servers.REPO / ".build/release/tonearm"),
+                        help="the tonearm binary (a release build)")
+    result.add_argument("--sizes", default="10000,100000", help=sizes_help)
+    result.add_argument("--scan-timeout", type=float, default=scan_timeout, help=scan_help)
+    result.add_argument("--library-base", default="/tmp",
+                        help="where generated libraries are cached (tonearm-bench-library-N inside)")
+    add_option(result)
+    return result
+
+
+def current(parser: argparse.ArgumentParser, args) -> str:
+    """The current build's binary (`--tonearm`); a missing file is a usage error."""
+    if not Path(args.tonearm).exists():
+        parser.error(f"{args.tonearm} does not exist (build it: swift build -c release)")
+    return args.tonearm
 
 
 def add_option(parser: argparse.ArgumentParser):

@@ -26,7 +26,6 @@ The dispersion column is the spread of the new build's rounds (p90 / median): ab
 machine was busy. Memory is VmRSS after the scan and with the N-song queue. Ratios: new / MPD,
 below 1 Tonearm is faster; with --baseline-tonearm also the old build and new / old.
 """
-import argparse
 import random
 import shutil
 import statistics
@@ -227,20 +226,12 @@ HEADER = ("queued", "operation", "unit", "MPD", "Tonearm", "Tonearm / MPD (<1: T
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tonearm", default=str(servers.REPO / ".build/release/tonearm"),
-                        help="the tonearm binary (a release build)")
-    parser.add_argument("--sizes", default="10000,100000", help="queue (and library) sizes, comma-separated")
+    parser = baseline.library_parser(__doc__, "queue (and library) sizes, comma-separated", scan_timeout=900,
+                                     scan_help="seconds for the servers, scanning at once, to finish their first scans")
     parser.add_argument("--rounds", type=int, default=15, help="timed rounds of every operation")
-    parser.add_argument("--scan-timeout", type=float, default=900,
-                        help="seconds for the servers, scanning at once, to finish their first scans")
-    parser.add_argument("--library-base", default="/tmp",
-                        help="where generated libraries are cached (tonearm-bench-library-N inside)")
-    baseline.add_option(parser)
     args = parser.parse_args()
     old_binary = baseline.binary(parser, args)
-    if not Path(args.tonearm).exists():
-        parser.error(f"{args.tonearm} does not exist (build it: swift build -c release)")
+    baseline.current(parser, args)
     kinds = baseline.with_old(["mpd", "tonearm"], old_binary)
     binaries = {"tonearm": args.tonearm, baseline.OLD: old_binary}
     rows = []

@@ -39,7 +39,6 @@ search only when the query is submitted have a "search (on submit)" row of one c
 The ratio column is MPD / Tonearm: above 1 Tonearm is faster. With --baseline-tonearm an older
 Tonearm runs too; two columns more give its figure and new / old (below 1 the new build is faster).
 """
-import argparse
 import math
 import random
 import shutil
@@ -719,27 +718,19 @@ STEP_HEADER = ("tracks", "client", "screen", "command (×count in the sequence)"
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tonearm", default=str(servers.REPO / ".build/release/tonearm"),
-                        help="the tonearm binary (a release build)")
-    parser.add_argument("--sizes", default="10000,100000", help="library sizes in tracks, comma-separated")
+    parser = baseline.library_parser(__doc__, "library sizes in tracks, comma-separated", scan_timeout=600)
     parser.add_argument("--repeat", type=int, default=10, help="timed runs of each screen")
-    parser.add_argument("--scan-timeout", type=float, default=600)
-    parser.add_argument("--library-base", default="/tmp",
-                        help="where generated libraries are cached (tonearm-bench-library-N inside)")
     parser.add_argument("--all-steps", action="store_true",
                         help="time table of every command, not only of the screens where Tonearm is slower")
     parser.add_argument("--delayed-ack", action="store_true", help="leave the client's delayed ACKs on")
     parser.add_argument("--sources", action="store_true", help="print where each sequence comes from and exit")
-    baseline.add_option(parser)
     args = parser.parse_args()
     if args.sources:
         print(SOURCES)
         return 0
     old_binary = baseline.binary(parser, args)
     Client.quickack = not args.delayed_ack
-    if not Path(args.tonearm).exists():
-        parser.error(f"{args.tonearm} does not exist (build it: swift build -c release)")
+    baseline.current(parser, args)
     kinds = baseline.with_old(["mpd", "tonearm"], old_binary)
     results, notes = [], []
     for size in [int(s.replace("_", "")) for s in args.sizes.split(",") if s]:
