@@ -252,7 +252,9 @@ final class DecoderThread: @unchecked Sendable {
 
     /// Tells the outputs the format `wanted` will give, when its database entry says so for
     /// sure, so that a closed one opens while FFmpeg opens the file (for a pipe output, its
-    /// command starts meanwhile) rather than after the first chunk is decoded.
+    /// command starts meanwhile) rather than after the first chunk is decoded. Seeks announce
+    /// too, though the outputs are open then and ignore it: the decoder does not know which
+    /// devices are open, and the cost is at most a WAV header read beside FFmpeg's open.
     private func announceExpectedFormat(of wanted: PipelineTrack, generation: UInt64) {
         guard !wanted.isStream, let stored = wanted.audioFormat,
             let expected = PCMFormat(expectedFrom: stored, path: wanted.path)

@@ -24,10 +24,13 @@ extension PCMFormat {
         case "8":
             sample = .s16  // FFmpeg gives 8-bit audio as 16-bit samples
         case "16":
-            // Opus is named 16 and decodes to float; a container that may hold Opus does not tell.
+            // Opus is named 16 and decodes to float, always at 48 kHz: at that rate a container
+            // that may hold Opus does not tell (at another it holds FLAC, ALAC or PCM).
             switch suffix {
             case "opus": sample = .float
-            case "ogg", "oga", "ogx", "mka", "mkv", "webm", "caf": return nil
+            case "ogg", "oga", "ogx", "mka", "mkv", "webm", "caf", "m4a", "m4b", "mp4", "mov", "3gp":
+                guard rate != 48000 else { return nil }
+                sample = .s16
             default: sample = .s16
             }
         case "24":
