@@ -40,19 +40,30 @@ enum FilterSQL {
     /// The condition for `expression`.
     /// - Parameter stickers: the values of the stickers a smart playlist's rule compares
     ///   (``FilterExpression/sticker(_:_:)``); a sticker missing from it reads as 0 on every song.
-    static func condition(_ expression: FilterExpression, stickers: SongStickerValues) -> SQLFragment {
+    /// - Parameter alphabets: what the tags outside the trigram index hold, which spares an
+    ///   `any` substring search the rows of those that cannot match; without it (or when
+    ///   ``needsAlphabets(_:)`` says no) every such tag is read.
+    static func condition(
+        _ expression: FilterExpression, stickers: SongStickerValues, alphabets: TagAlphabets? = nil
+    ) -> SQLFragment {
         switch expression {
         case .tag(let tag, let predicate):
             return negate(tagCondition(tag, predicate), if: predicate.negated)
         case .anyTag(let predicate) where usesTrigramIndex(predicate, tag: nil):
             // The indexed tags through the trigram index's row ids, the few others (numbers,
-            // dates, identifiers) through their rows.
+            // dates, identifiers) that may hold the needle through their rows.
+            let indexed = SQLFragment(
+                "s.id IN (SELECT \(TagRowID.songSQL("rowid")) FROM songTagText WHERE songTagText MATCH ?)",
+                [trigramPhrase(predicate)])
+            let others =
+                alphabets?.tags(mayContain: TextFolding.fold(predicate.value)) ?? Schema.unindexedTags
+            guard !others.isEmpty else { return negate(indexed, if: predicate.negated) }
             let rest = stringMatch(predicate, raw: "t.value", folded: "t.folded")
+            let tags = others.map { String($0.rawValue) }.joined(separator: ",")
             return negate(
                 SQLFragment(
-                    "(s.id IN (SELECT \(TagRowID.songSQL("rowid")) FROM songTagText WHERE songTagText MATCH ?) "
-                        + "OR s.id IN (SELECT t.song FROM songTag t WHERE t.tag IN (\(Schema.unindexedTagList)) AND \(rest.sql)))",
-                    values: [trigramPhrase(predicate).databaseValue] + rest.arguments
+                    "(\(indexed.sql) OR s.id IN (SELECT t.song FROM songTag t WHERE t.tag IN (\(tags)) AND \(rest.sql)))",
+                    values: indexed.arguments + rest.arguments
                 ),
                 if: predicate.negated
             )
@@ -88,7 +99,7 @@ enum FilterSQL {
         case .sticker(let name, let predicate):
             return stickerCondition(stickers.values(of: name), predicate)
         case .not(let inner):
-            let compiled = condition(inner, stickers: stickers)
+            let compiled = condition(inner, stickers: stickers, alphabets: alphabets)
             return SQLFragment("NOT (\(compiled.sql))", values: compiled.arguments)
         case .and(let operands):
             guard !operands.isEmpty else { return .alwaysTrue }
@@ -97,11 +108,21 @@ enum FilterSQL {
                 if perSong, case .tag(let tag, let predicate) = operand, isNumberTerm(operand) {
                     return negate(perSongMatch(tag, predicate), if: predicate.negated)
                 }
-                return condition(operand, stickers: stickers)
+                return condition(operand, stickers: stickers, alphabets: alphabets)
             }
             var result = SQLFragment(compiled.map { "(\($0.sql))" }.joined(separator: " AND "))
             result.arguments = compiled.flatMap(\.arguments)
             return result
+        }
+    }
+
+    /// Whether `expression` has an `any` substring search that ``TagAlphabets`` may narrow.
+    static func needsAlphabets(_ expression: FilterExpression) -> Bool {
+        switch expression {
+        case .anyTag(let predicate): return usesTrigramIndex(predicate, tag: nil)
+        case .not(let inner): return needsAlphabets(inner)
+        case .and(let operands): return operands.contains(where: needsAlphabets)
+        default: return false
         }
     }
 

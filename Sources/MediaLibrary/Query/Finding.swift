@@ -11,9 +11,9 @@ extension Library {
     ///   ``LibraryError/noSuchDirectory(_:)`` for a `base` naming nothing in the database.
     package func songIDs(_ selection: DatabaseSelection) async throws -> [Int64] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
-        let condition = selection.filter.map(FilterSQL.condition) ?? .alwaysTrue
         return try await store.read(mayScan: selection.filter.map(FilterSQL.mayScan) ?? false) { db in
             if let filter = selection.filter { try Self.validateBase(db, filter) }
+            let condition = try selection.filter.map { try store.condition($0, db) } ?? .alwaysTrue
             var ids: [Int64]
             if let sort = selection.sort {
                 ids = try Self.sortedIDs(db, condition, sort)

@@ -28,10 +28,10 @@ extension Library {
     /// (`list file` prints URIs page by page instead: ``writeURIs(after:limit:into:)``.)
     package func list(_ selection: ListSelection, subject: TagType) async throws -> [[String]] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
-        let condition = selection.filter.map(FilterSQL.condition)
         let levels = selection.groups.reversed() + [subject]
         let rows: [[String]] = try await store.read(mayScan: mayScan(selection.filter, levels)) { db in
             if let filter = selection.filter { try Self.validateBase(db, filter) }
+            let condition = try selection.filter.map { try store.condition($0, db) }
             return try Self.combinations(db, condition, levels: levels, cache: store.tagColumns)
         }
         guard let window = selection.window else { return rows }
@@ -106,9 +106,9 @@ extension Library {
     /// when there is one (sorted by bytes; an empty value for songs without it).
     package func count(_ selection: CountSelection) async throws -> [CountGroup] {
         if let filter = selection.filter { try Self.validateRegexes(filter) }
-        let condition = selection.filter.map(FilterSQL.condition)
         return try await store.read(mayScan: mayScan(selection.filter, selection.group.map { [$0] } ?? [])) { db in
             if let filter = selection.filter { try Self.validateBase(db, filter) }
+            let condition = try selection.filter.map { try store.condition($0, db) }
             guard let group = selection.group else {
                 let condition = condition ?? .alwaysTrue
                 let row = try Row.fetchOne(

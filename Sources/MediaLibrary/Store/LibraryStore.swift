@@ -9,6 +9,8 @@ final class LibraryStore: Sendable {
     let pool: DatabasePool
     /// Whole-library groupings held in memory for `list` and `count … group`.
     let tagColumns = TagColumnCache()
+    /// What the tags outside the trigram index hold, for `any` substring searches.
+    let tagAlphabets = TagAlphabetCache()
     /// The lookup of one song by its URI, beside the pool.
     let songLookup: SongLookup
     /// The connections of ``read(_:)``, beside the pool.
@@ -41,12 +43,13 @@ final class LibraryStore: Sendable {
     }
 
     /// Empties the writer's page cache, closes the readers (reopened on the next read),
-    /// waiting for reads under way to finish, and drops the cached groupings.
+    /// waiting for reads under way to finish, and drops the cached groupings and alphabets.
     func releaseMemory() {
         songLookup.releaseMemory()
         readers.releaseMemory()
         pool.releaseMemory()
         tagColumns.removeAll()
+        tagAlphabets.removeAll()
     }
 
     /// Closes every connection at shutdown, the readers first, so that the writer is the last

@@ -158,10 +158,8 @@ enum Schema {
     /// The raw values of ``fullTextTags``, for SQL's `IN (…)`.
     static var indexedTagList: String { fullTextTags.map { String($0.rawValue) }.joined(separator: ",") }
 
-    /// The raw values of the tags left out of the trigram index, for SQL's `IN (…)`.
-    static var unindexedTagList: String {
-        TagType.allCases.filter { !fullTextTags.contains($0) }.map { String($0.rawValue) }.joined(separator: ",")
-    }
+    /// The tags left out of the trigram index.
+    static let unindexedTags: [TagType] = TagType.allCases.filter { !fullTextTags.contains($0) }
 
     /// Keeps the trigram index in step with `songTag`, for the tags of ``fullTextTags``.
     private static func createTrigramTriggers(_ db: Database) throws {
