@@ -133,12 +133,19 @@ final class LibraryStore: Sendable {
     static func directory(_ db: Database, path: String) throws -> (
         id: Int64, directory: LibraryDirectory, ord: Int64, ordEnd: Int64
     )? {
-        guard
-            let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT id, path, mtime, ord, ordEnd FROM directory WHERE path = ?"),
-                arguments: [path])
-        else { return nil }
-        return (row[0], LibraryDirectory(path: row[1], lastModified: row[2]), row[3], row[4])
+        // Raw, not through GRDB's `Row`: every `lsinfo` looks its folder up (perf: GRDB's row
+        // and cursor took as long as the lookup itself).
+        var found: (id: Int64, directory: LibraryDirectory, ord: Int64, ordEnd: Int64)?
+        try RawRow.forEach(
+            db, "SELECT id, path, mtime, ord, ordEnd FROM directory WHERE path = ?", arguments: [path.databaseValue],
+            cached: true
+        ) { row in
+            found = (
+                row.int64(0), LibraryDirectory(path: row.string(1), lastModified: row.int64(2)), row.int64(3),
+                row.int64(4)
+            )
+        }
+        return found
     }
 
     /// The value stored in `meta` under `key`.
