@@ -19,15 +19,23 @@ extension Library {
         for name in Self.mpdCoverNames where isRegularFile(absolutePath(of: uriOf(name))) {
             return uriOf(name)
         }
-        guard !settings.albumArtNames.isEmpty, let entries = try? files(in: folder, followingLinks: true) else {
+        guard !settings.albumArtNames.isEmpty else { return nil }
+        // Names only: a `stat` of every file in the folder (an album's songs) cost more than
+        // the rest of the command; only the names that match are looked at.
+        let wanted = settings.albumArtNames.map { $0.lowercased() }
+        var candidates: [String] = []
+        do {
+            try Self.forEachName(inFolder: absolutePath(of: folder)) { name in
+                if wanted.contains(name.lowercased()) { candidates.append(name) }
+            }
+        } catch {
             return nil
         }
-        for wanted in settings.albumArtNames {
-            let lowered = wanted.lowercased()
-            // Of names differing in case only, the first by bytes, whatever the directory order.
-            let match = entries.filter { !$0.isDirectory && $0.name.lowercased() == lowered }
-                .min { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-            if let match { return uriOf(match.name) }
+        // Of names differing in case only, the first by bytes, whatever the directory order.
+        candidates.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        for lowered in wanted {
+            let match = candidates.first { $0.lowercased() == lowered && isRegularFile(absolutePath(of: uriOf($0))) }
+            if let match { return uriOf(match) }
         }
         return nil
     }

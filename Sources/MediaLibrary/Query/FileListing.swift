@@ -28,24 +28,34 @@ extension Library {
     ///   be opened.
     package func files(in uri: String, followingLinks: Bool = false) throws(LibraryError) -> [DiskEntry] {
         let path = absolutePath(of: uri)
-        guard let handle = opendir(path) else { throw .fileOperationFailed(.open, path: path) }
-        defer { closedir(handle) }
         var entries: [DiskEntry] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name == "." || name == ".." || name.contains("\n") { continue }
+        try Self.forEachName(inFolder: path) { name in
             var info = stat()
             let entryPath = path + "/" + name
-            guard (followingLinks ? stat(entryPath, &info) : lstat(entryPath, &info)) == 0 else { continue }
+            guard (followingLinks ? stat(entryPath, &info) : lstat(entryPath, &info)) == 0 else { return }
             let kind = info.st_mode & S_IFMT
-            guard kind == S_IFDIR || kind == S_IFREG else { continue }
+            guard kind == S_IFDIR || kind == S_IFREG else { return }
             entries.append(
                 DiskEntry(
                     name: name, isDirectory: kind == S_IFDIR, size: Int64(info.st_size),
                     mtime: Int64(info.st_mtim.tv_sec)))
         }
         return entries
+    }
+
+    /// Calls `body` with the name of each entry of the folder at the absolute `path`, in the
+    /// order the file system lists them, but `.`, `..` and names with a line feed.
+    /// - Throws: ``LibraryError/fileOperationFailed(_:path:reason:)`` when the folder cannot
+    ///   be opened.
+    static func forEachName(inFolder path: String, _ body: (String) -> Void) throws(LibraryError) {
+        guard let handle = opendir(path) else { throw .fileOperationFailed(.open, path: path) }
+        defer { closedir(handle) }
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name == "." || name == ".." || name.contains("\n") { continue }
+            body(name)
+        }
     }
 }
