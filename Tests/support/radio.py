@@ -20,6 +20,7 @@ each shows. Nothing here sends a byte to any other address.
 import base64
 import http.server
 import os
+import re
 import shutil
 import socket
 import ssl
@@ -334,7 +335,7 @@ class FixtureHTTPServer:
         self.root = Path(root)
         self.requests: list[str] = []
         self.stopping = threading.Event()
-        self.httpd = self.httpsd = None
+        self.httpd = self.httpsd = self.other_httpsd = None
         self.stall_socket = None
         self.stalled: list[socket.socket] = []
         self.lock = threading.Lock()
@@ -371,23 +372,32 @@ class FixtureHTTPServer:
         return self
 
     def _start_https(self, handler):
-        """A second listener serving the same files over TLS, with a self-signed certificate
-        made by the `openssl` CLI: the `https://` scheme is tested on loopback too. A server
-        under test must be told not to verify it (MPD: `verify_peer "no"` in the curl input block)."""
-        cert, key = self.root.parent / "https-cert.pem", self.root.parent / "https-key.pem"
-        self.https_certificate = cert
+        """Two more listeners serving the same files over TLS, each with a self-signed
+        certificate of its own made by the `openssl` CLI: the `https://` scheme is tested on
+        loopback too. A server under test must be told not to verify them (MPD: `verify_peer
+        "no"` in the curl input block), or to trust `https_certificate`, which is the first
+        one's only. `hls/elsewhere.m3u8` is the HLS playlist with its segments on the second."""
+        self.httpsd, self.https_port, self.https_certificate = self._tls_listener(handler, "https")
+        self.other_httpsd, other_port, _ = self._tls_listener(handler, "other-https")
+        playlist = (self.root / "hls" / "index.m3u8").read_text()
+        (self.root / "hls" / "elsewhere.m3u8").write_text(re.sub(
+            r"^(segment\d+\.ts)$", rf"https://127.0.0.1:{other_port}/hls/\1", playlist, flags=re.M))
+
+    def _tls_listener(self, handler, name: str):
+        """A listener on 127.0.0.1 with a new self-signed certificate: (server, port, certificate)."""
+        cert, key = self.root.parent / f"{name}-cert.pem", self.root.parent / f"{name}-key.pem"
         subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
                         "-out", str(cert), "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
                         "-days", "2"], check=True, capture_output=True)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(cert, key)
-        self.httpsd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler, bind_and_activate=False)
-        self.httpsd.daemon_threads = True
-        self.httpsd.socket = context.wrap_socket(self.httpsd.socket, server_side=True)
-        self.httpsd.server_bind()
-        self.httpsd.server_activate()
-        self.https_port = self.httpsd.server_address[1]
-        threading.Thread(target=self.httpsd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler, bind_and_activate=False)
+        server.daemon_threads = True
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        server.server_bind()
+        server.server_activate()
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+        return server, server.server_address[1], cert
 
     def _stall(self):
         """Accepts every connection and reads what the client sends, never answering: a server
@@ -442,7 +452,7 @@ class FixtureHTTPServer:
 
     def close(self):
         self.stopping.set()
-        for server in (self.httpd, self.httpsd):
+        for server in (self.httpd, self.httpsd, self.other_httpsd):
             if server is not None:
                 server.shutdown()
                 server.server_close()

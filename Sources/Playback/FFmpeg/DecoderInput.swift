@@ -12,6 +12,8 @@ struct DecoderInput {
     var stream: UnsafeMutablePointer<AVStream>
     /// The opened decoder.
     var codec: UnsafeMutablePointer<AVCodecContext>
+    /// The options the demuxer's own inputs get (``NestedInputOptions``), freed with it.
+    var nestedOptions: OpaquePointer?
 
     /// FFmpeg logs to stderr by default; Tonearm reports decoding problems itself.
     private static let loggingSilenced: Void = av_log_set_level(AV_LOG_QUIET)
@@ -35,13 +37,17 @@ struct DecoderInput {
             format?.pointee.format_probesize = Self.streamProbeBytes
             format?.pointee.max_analyze_duration = Self.streamAnalyzeDuration
         }
-        var options = isStream ? Self.streamOptions(network) : nil
+        let settings = isStream ? Self.streamSettings(network) : []
+        var options = Self.dictionary(settings)
+        var nestedOptions = NestedInputOptions.dictionary(settings)
+        NestedInputOptions.install(nestedOptions, on: format)
         if isStream { interrupt.watch(Double(streamTimeout) / 1e6) }
         defer { interrupt.unwatch() }
         // On failure FFmpeg frees the context it was given.
         let opened = avformat_open_input(&format, isStream ? RemoteStream.lowercasingScheme(path) : path, nil, &options)
         av_dict_free(&options)
         guard opened >= 0, let openedFormat = format else {
+            av_dict_free(&nestedOptions)
             if interrupt.hasTimedOut { throw DecoderError(.open, path: path, reason: Self.timeoutReason) }
             let unreadable = [TONEARM_AVERROR_ENOENT, TONEARM_AVERROR_EACCES, TONEARM_AVERROR_EISDIR].contains(opened)
             throw DecoderError(unreadable ? .unreadable : .open, path: path, code: opened)
@@ -52,6 +58,7 @@ struct DecoderInput {
             if !complete {
                 avcodec_free_context(&codec)
                 avformat_close_input(&format)
+                av_dict_free(&nestedOptions)
             }
         }
         let probed = avformat_find_stream_info(openedFormat, nil)
@@ -77,7 +84,7 @@ struct DecoderInput {
         if status >= 0 { status = avcodec_open2(openedCodec, decoder, nil) }
         if status < 0 { throw DecoderError(.noAudio, path: path, code: status) }
         complete = true
-        return DecoderInput(format: openedFormat, stream: stream, codec: openedCodec)
+        return DecoderInput(format: openedFormat, stream: stream, codec: openedCodec, nestedOptions: nestedOptions)
     }
 
     /// How long a stream may keep the decoder waiting for a connection or for data before it
@@ -100,7 +107,11 @@ struct DecoderInput {
     /// connected again by ``AudioDecoder`` instead; a remote file that breaks off ends there,
     /// as with MPD.
     static func streamOptions(_ network: StreamInputSettings) -> OpaquePointer? {
-        var options: OpaquePointer?
+        dictionary(streamSettings(network))
+    }
+
+    /// ``streamOptions(_:)`` as keys and values.
+    static func streamSettings(_ network: StreamInputSettings) -> [(key: String, value: String)] {
         var settings = [
             ("protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy"),
             ("timeout", String(streamTimeout)),
@@ -110,6 +121,12 @@ struct DecoderInput {
         if network.verifyPeer { settings.append(("tls_verify", "1")) }
         if let authorities = network.certificateAuthorities { settings.append(("ca_file", authorities)) }
         if let proxy = network.proxy { settings.append(("http_proxy", proxy)) }
+        return settings
+    }
+
+    /// `settings` as an `AVDictionary` the caller frees; `nil` when empty.
+    private static func dictionary(_ settings: [(key: String, value: String)]) -> OpaquePointer? {
+        var options: OpaquePointer?
         for (key, value) in settings { av_dict_set(&options, key, value, 0) }
         return options
     }
@@ -120,6 +137,8 @@ struct DecoderInput {
         avcodec_free_context(&codec)
         var format: UnsafeMutablePointer<AVFormatContext>? = format
         avformat_close_input(&format)
+        var nestedOptions = nestedOptions
+        av_dict_free(&nestedOptions)
     }
 
     /// The stream's duration in seconds as MPD's FFmpeg plugin takes it: the stream's own when
