@@ -12,7 +12,7 @@ import Synchronization
 /// holds the `n` of "nig" is left out of the search without reading its rows.
 struct TagAlphabets: Sendable {
     /// A set of bytes.
-    struct ByteSet: Sendable, Equatable {
+    struct ByteSet: Sendable {
         private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
         /// Adds every byte of `bytes`.
@@ -39,10 +39,6 @@ struct TagAlphabets: Sendable {
                 default: return words.3 & bit != 0
                 }
             }
-        }
-
-        static func == (lhs: ByteSet, rhs: ByteSet) -> Bool {
-            lhs.words == rhs.words
         }
     }
 
