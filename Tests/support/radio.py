@@ -315,7 +315,8 @@ class FixtureHTTPServer:
     - `tone.mp3`: the same chirp as MP3; `long.flac`: a 20 s sine (for the truncated file);
     - `list.m3u`, `list.pls`, `list.xspf`: remote playlists of those three files' absolute URLs
       (`PLAYLIST_FILES`, in that order);
-    - `hls/index.m3u8` and its segments: a 6 s AAC "HLS station" (VOD playlist of 2 s segments).
+    - `hls/index.m3u8` and its segments: a 6 s AAC "HLS station" (VOD playlist of 2 s segments);
+      `hls/elsewhere.m3u8`: the same playlist naming its segments on the second TLS listener.
 
     Fault endpoints (`url(name)`): `/missing` answers 404; `/redirect-loop` redirects (302) to
     itself for ever; `/endless.m3u` is a 200 playlist that never ends; `/huge.m3u` is a
