@@ -87,4 +87,21 @@ struct TagAlphabetsTests {
         #expect(try search("(any contains 'tly')", in: library).narrowed == ["e.mp3"])
         #expect(try search("(any contains 'nig')", in: library).narrowed == ["a.mp3", "d.mp3", "e.mp3"])
     }
+
+    /// A database emptied in place after damage starts its generations again: what was read
+    /// of the old one is not used for the new one.
+    @Test func aDatabaseEmptiedInPlaceIsReadAgain() throws {
+        let library = try TestLibrary(Self.songs)
+        defer { library.remove() }
+        #expect(try search("(any contains 'tly')", in: library).narrowed == [])
+        try library.store.reset(
+            keepingCopyAt: library.directory + "/damaged.sqlite", of: library.directory + "/db.sqlite")
+        _ = try library.store.pool.write { db in
+            try SongWriter.write(
+                DiskTree.File(uri: "e.mp3", mtime: 1, size: 1),
+                FileMetadata(tags: tags((.title, "E"), (.date, "nightly")), duration: 1),
+                directory: 1, existing: nil, now: 1, db)
+        }
+        #expect(try search("(any contains 'tly')", in: library).narrowed == ["e.mp3"])
+    }
 }

@@ -86,9 +86,11 @@ final class TagAlphabetCache: Sendable {
         return alphabets
     }
 
-    /// Forgets the alphabets (``LibraryStore/releaseMemory()``).
+    /// Forgets the alphabets (``LibraryStore/releaseMemory()``, and a database emptied in
+    /// place, whose generations start again); as ``TagColumnCache/removeAll()``, the generation
+    /// seen stays, so that an older reader finishing late does not put its alphabets back.
     func removeAll() {
-        state.withLock { $0 = (-1, nil) }
+        state.withLock { $0.alphabets = nil }
     }
 }
 

@@ -48,5 +48,6 @@ extension LibraryStore {
         try Schema.migrator.migrate(empty)
         try empty.backup(to: pool)
         tagColumns.removeAll()
+        tagAlphabets.removeAll()
     }
 }
