@@ -1,6 +1,5 @@
 import GRDB
 import MusicModel
-import Synchronization
 
 /// For each tag left out of the trigram index (numbers, dates, MusicBrainz identifiers: see
 /// ``Schema/fullTextTags``), the bytes that occur in its folded values.
@@ -68,37 +67,11 @@ struct TagAlphabets: Sendable {
     }
 }
 
-/// The ``TagAlphabets`` of the newest database state read so far, keyed, as ``TagColumnCache``
-/// is, by the database's `generation` read in the same transaction as the query.
-final class TagAlphabetCache: Sendable {
-    private let state = Mutex<(generation: Int64, alphabets: TagAlphabets?)>((-1, nil))
-
-    /// The alphabets of the database state `db` reads, read on first use after a change.
-    func alphabets(_ db: Database) throws -> TagAlphabets {
-        let generation = try LibraryStore.meta(db, "generation") ?? 0
-        let cached = state.withLock { $0.generation == generation ? $0.alphabets : nil }
-        if let cached { return cached }
-        let alphabets = try TagAlphabets.read(db)
-        state.withLock { state in
-            // An older reader finishing late does not replace a newer state's alphabets.
-            if generation >= state.generation { state = (generation, alphabets) }
-        }
-        return alphabets
-    }
-
-    /// Forgets the alphabets (``LibraryStore/releaseMemory()``, and a database emptied in
-    /// place, whose generations start again); as ``TagColumnCache/removeAll()``, the generation
-    /// seen stays, so that an older reader finishing late does not put its alphabets back.
-    func removeAll() {
-        state.withLock { $0.alphabets = nil }
-    }
-}
-
 extension LibraryStore {
     /// The SQL condition for `filter` in the read transaction `db`: an `any` substring search
     /// leaves out the unindexed tags that cannot hold its needle (``TagAlphabets``).
     func condition(_ filter: FilterExpression, _ db: Database) throws -> SQLFragment {
         guard FilterSQL.needsAlphabets(filter) else { return FilterSQL.condition(filter) }
-        return FilterSQL.condition(filter, stickers: SongStickerValues(), alphabets: try tagAlphabets.alphabets(db))
+        return FilterSQL.condition(filter, stickers: SongStickerValues(), alphabets: try tagColumns.alphabets(db))
     }
 }

@@ -53,13 +53,15 @@ final class TagColumn: @unchecked Sendable {
     }
 }
 
-/// The ``TagColumn``s built so far for one state of the database, and the songs' durations.
+/// What is derived from one state of the database and kept for the queries after it: the
+/// ``TagColumn``s built so far, the songs' durations, and the ``TagAlphabets``.
 ///
-/// Each is built on first use by one ``GroupScan`` over every song and kept until the database
-/// changes: the cache is keyed by the database's `generation` (in `meta`, raised by every scan
-/// that changes anything), read in the same transaction as the query, so a column is never
-/// used with data of another state. Columns are kept within a byte budget, the least recently
-/// used dropped first; ``LibraryStore/releaseMemory()`` drops them all.
+/// Each is built on first use (the columns and durations by one ``GroupScan`` over every song)
+/// and kept until the database changes: the cache is keyed by the database's `generation` (in
+/// `meta`, raised by every scan that changes anything), read in the same transaction as the
+/// query, so nothing is used with data of another state. Columns are kept within a byte
+/// budget, the least recently used dropped first; ``LibraryStore/releaseMemory()`` drops
+/// everything.
 final class TagColumnCache: Sendable {
     /// How many bytes of columns are kept. At 100,000 songs a column of a tag with few values
     /// (album, artist, genre) takes about 1 MiB; one with a value per song (title) about 7 MiB.
@@ -70,6 +72,17 @@ final class TagColumnCache: Sendable {
         /// Most recently used first.
         var columns: [TagColumn] = []
         var durations: [Double]?
+        var alphabets: TagAlphabets?
+
+        /// Makes the state the one of `generation`, unless that is older than the state kept:
+        /// an older reader finishing late must not evict a newer state's data. Returns whether
+        /// the state is now `generation`'s.
+        mutating func move(to generation: Int64) -> Bool {
+            guard self.generation != generation else { return true }
+            guard generation > self.generation else { return false }
+            self = State(generation: generation)
+            return true
+        }
     }
 
     private let state = Mutex(State())
@@ -95,12 +108,7 @@ final class TagColumnCache: Sendable {
     func columns(_ levels: [TagType], _ db: Database) throws -> (columns: [TagColumn], durations: [Double]) {
         let generation = try LibraryStore.meta(db, "generation") ?? 0
         let cached: (found: [TagColumn?], durations: [Double]?) = state.withLock { state in
-            if state.generation != generation {
-                // Another state of the database: an older reader finishing late must not
-                // evict the newer state's columns, so only a newer generation replaces them.
-                guard generation > state.generation else { return (levels.map { _ in nil }, nil) }
-                state = State(generation: generation)
-            }
+            guard state.move(to: generation) else { return (levels.map { _ in nil }, nil) }
             let found = levels.map { tag in state.columns.first { $0.tag == tag } }
             for column in found.compactMap({ $0 }) {
                 state.columns.removeAll { $0.tag == column.tag }
@@ -134,7 +142,21 @@ final class TagColumnCache: Sendable {
         return (columns, durations)
     }
 
-    /// Drops every column.
+    /// The alphabets of the database state `db` reads, read on first use after a change.
+    func alphabets(_ db: Database) throws -> TagAlphabets {
+        let generation = try LibraryStore.meta(db, "generation") ?? 0
+        let cached = state.withLock { $0.move(to: generation) ? $0.alphabets : nil }
+        if let cached { return cached }
+        let alphabets = try TagAlphabets.read(db)
+        state.withLock { state in
+            if state.generation == generation { state.alphabets = alphabets }
+        }
+        return alphabets
+    }
+
+    /// Drops everything kept (``LibraryStore/releaseMemory()``, and a database emptied in place,
+    /// whose generations start again); the generation seen stays, so that an older reader
+    /// finishing late does not put its data back.
     func removeAll() {
         state.withLock { $0 = State(generation: $0.generation) }
     }

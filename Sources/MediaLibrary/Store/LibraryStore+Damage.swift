@@ -48,6 +48,5 @@ extension LibraryStore {
         try Schema.migrator.migrate(empty)
         try empty.backup(to: pool)
         tagColumns.removeAll()
-        tagAlphabets.removeAll()
     }
 }

@@ -7,10 +7,9 @@ import MusicModel
 final class LibraryStore: Sendable {
     /// The connection pool: up to four readers and the scanner's writer.
     let pool: DatabasePool
-    /// Whole-library groupings held in memory for `list` and `count … group`.
+    /// Whole-library groupings held in memory for `list` and `count … group`, and what the tags
+    /// outside the trigram index hold, for `any` substring searches.
     let tagColumns = TagColumnCache()
-    /// What the tags outside the trigram index hold, for `any` substring searches.
-    let tagAlphabets = TagAlphabetCache()
     /// The lookup of one song by its URI, beside the pool.
     let songLookup: SongLookup
     /// The connections of ``read(_:)``, beside the pool.
@@ -49,7 +48,6 @@ final class LibraryStore: Sendable {
         readers.releaseMemory()
         pool.releaseMemory()
         tagColumns.removeAll()
-        tagAlphabets.removeAll()
     }
 
     /// Closes every connection at shutdown, the readers first, so that the writer is the last
