@@ -37,9 +37,8 @@ struct DecoderInput {
             format?.pointee.format_probesize = Self.streamProbeBytes
             format?.pointee.max_analyze_duration = Self.streamAnalyzeDuration
         }
-        let settings = isStream ? Self.streamSettings(network) : []
-        var options = Self.dictionary(settings)
-        var nestedOptions = NestedInputOptions.dictionary(settings)
+        var options = isStream ? Self.streamOptions(network) : nil
+        var nestedOptions = isStream ? Self.dictionary(Self.certificateSettings(network)) : nil
         NestedInputOptions.install(nestedOptions, on: format)
         if isStream { interrupt.watch(Double(streamTimeout) / 1e6) }
         defer { interrupt.unwatch() }
@@ -111,21 +110,29 @@ struct DecoderInput {
     }
 
     /// ``streamOptions(_:)`` as keys and values.
-    static func streamSettings(_ network: StreamInputSettings) -> [(key: String, value: String)] {
+    private static func streamSettings(_ network: StreamInputSettings) -> [(key: String, value: String)] {
         var settings = [
             ("protocol_whitelist", "http,https,tls,tcp,crypto,httpproxy"),
             ("timeout", String(streamTimeout)),
             ("icy", "1"),
             ("user_agent", "Tonearm"),
         ]
-        if network.verifyPeer { settings.append(("tls_verify", "1")) }
-        if let authorities = network.certificateAuthorities { settings.append(("ca_file", authorities)) }
+        settings += certificateSettings(network)
         if let proxy = network.proxy { settings.append(("http_proxy", proxy)) }
         return settings
     }
 
+    /// The options that check a server's certificate: part of ``streamSettings(_:)``, and all
+    /// that the inputs the demuxer opens itself need added (``NestedInputOptions``).
+    static func certificateSettings(_ network: StreamInputSettings) -> [(key: String, value: String)] {
+        var settings: [(key: String, value: String)] = []
+        if network.verifyPeer { settings.append(("tls_verify", "1")) }
+        if let authorities = network.certificateAuthorities { settings.append(("ca_file", authorities)) }
+        return settings
+    }
+
     /// `settings` as an `AVDictionary` the caller frees; `nil` when empty.
-    private static func dictionary(_ settings: [(key: String, value: String)]) -> OpaquePointer? {
+    static func dictionary(_ settings: [(key: String, value: String)]) -> OpaquePointer? {
         var options: OpaquePointer?
         for (key, value) in settings { av_dict_set(&options, key, value, 0) }
         return options

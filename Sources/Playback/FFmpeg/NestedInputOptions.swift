@@ -24,20 +24,10 @@ enum NestedInputOptions {
         return context?.pointee.io_open.map(DefaultOpen.init)
     }()
 
-    /// The options of `settings` that nested inputs need, as an `AVDictionary` the caller
-    /// frees (with `av_dict_free`) once the context it is installed on is closed; `nil` when
-    /// there are none.
-    static func dictionary(_ settings: [(key: String, value: String)]) -> OpaquePointer? {
-        var dictionary: OpaquePointer?
-        for (key, value) in settings where key == "tls_verify" || key == "ca_file" {
-            av_dict_set(&dictionary, key, value, 0)
-        }
-        return dictionary
-    }
-
-    /// Makes `context` add `options` to each input it opens. `options` must outlive the
-    /// context; it is kept as the context's `opaque`. Without FFmpeg's default to call, or
-    /// without options, nothing is changed.
+    /// Makes `context` add `options` (``DecoderInput/certificateSettings(_:)`` as a dictionary)
+    /// to each input it opens. `options` must outlive the context, and be freed (with
+    /// `av_dict_free`) once the context is closed; it is kept as the context's `opaque`.
+    /// Without FFmpeg's default to call, or without options, nothing is changed.
     static func install(_ options: OpaquePointer?, on context: UnsafeMutablePointer<AVFormatContext>?) {
         guard let options, let context, defaultOpen != nil else { return }
         context.pointee.opaque = UnsafeMutableRawPointer(options)
