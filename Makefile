@@ -35,7 +35,7 @@ DEB_PACKAGES   := dpkg-dev binutils
 # the real radio station the stream tests play and openssl makes their https server's certificate
 # (Tests/support/radio.py). chromium is the real browser, headless, that plays the `httpd` output's
 # stream in an <audio> element as a phone's browser would (test_httpd_output.py).
-TEST_PACKAGES  := $(BUILD_PACKAGES) python3 python3-pytest python3-mpd mpd mpc ffmpeg groff-base systemd \
+TEST_PACKAGES  := $(BUILD_PACKAGES) python3 python3-pytest python3-pytest-xdist python3-mpd mpd mpc ffmpeg groff-base systemd \
                   avahi-daemon avahi-utils dbus iproute2 ncmpcpp ncmpc tmux snapserver snapclient \
                   pulseaudio pulseaudio-utils libasound2-plugins cantata xvfb imagemagick mpdscribble mpdris2 icecast2 openssl \
                   chromium \
@@ -132,8 +132,18 @@ format-check:
 unit:
 	$(SWIFT) test --skip-build
 
+# Most integration tests wait on servers, clients and real time far more than they compute, so
+# they run on INTEGRATION_WORKERS pytest-xdist workers; those marked `realtime` (a sound device's
+# clock, every frame recorded, a core loaded on purpose) then run alone, as nothing else should
+# share the machine with them. Both halves run, and either failing fails the part.
+INTEGRATION_WORKERS ?= 2
 integration:
-	TONEARM_BIN=$(CURDIR)/.build/debug/tonearm $(PYTHON) -m pytest -q -rfEsx Tests/Integration
+	@status=0; \
+	TONEARM_BIN=$(CURDIR)/.build/debug/tonearm $(PYTHON) -m pytest -q -rfEsx -n $(INTEGRATION_WORKERS) \
+		-m "not realtime" Tests/Integration || status=1; \
+	TONEARM_BIN=$(CURDIR)/.build/debug/tonearm $(PYTHON) -m pytest -q -rfEsx -m realtime Tests/Integration \
+		|| status=1; \
+	exit $$status
 
 conformance:
 	$(PYTHON) Tests/Conformance/run.py --tonearm $(CURDIR)/.build/debug/tonearm

@@ -176,6 +176,14 @@ KNOWN_DIFFERENCES = {
 }
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "realtime: plays through a real clock (a sound server's sink, Snapcast) and checks every frame or"
+        " a tolerance in time, or loads every core on purpose; `make integration` runs these alone, after"
+        " the others have run on two workers")
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         node = item.nodeid.split("Tests/Integration/", 1)[-1]

@@ -50,6 +50,8 @@ from support.pulse import RATE, ClockRecorder, PulseAudio, describe, find_frames
     segments, silent, tones  # noqa: E402
 from support.servers import MPDServer, TonearmServer  # noqa: E402
 
+pytestmark = pytest.mark.realtime
+
 ALSA_PULSE = ('audio_output {\n type "alsa"\n name "pulse"\n device "pulse"\n mixer_type "none"\n}\n')
 # The other way to the sound server, for the clock tests (issue 20 item 3: the same tests).
 OUTPUTS = {"alsa": ALSA_PULSE, "pulse": 'audio_output {\n type "pulse"\n name "pulse"\n mixer_type "none"\n}\n'}

@@ -13,6 +13,8 @@ from support import audio
 from support.playback import pending_events, status, wait_state, wait_status
 from support.pulse import Recorder, sink_inputs
 
+pytestmark = pytest.mark.realtime
+
 
 def pulse_output(extra: str = "") -> str:
     return f'audio_output {{\n type "pulse"\n name "Tonearm test"\n mixer_type "hardware"\n{extra}}}\n'

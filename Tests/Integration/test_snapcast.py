@@ -16,6 +16,8 @@ from support.playback import wait_elapsed
 from support.polling import poll
 from support.servers import TonearmServer, free_port
 
+pytestmark = pytest.mark.realtime
+
 RATE = 48000
 FRAME = 4  # 16-bit stereo
 SONG = 6  # seconds
