@@ -2,7 +2,8 @@
 `snapserver`'s pipe source, and a `snapclient` (its file player standing in for a room's sound
 card) plays what it receives. Snapcast carries the audio as FLAC, losslessly, so the client's
 recording holds the song's samples exactly, without a gap or a repeat, unless Snapcast itself
-resynchronised on a loaded machine (which it logs). Everything listens on 127.0.0.1."""
+resynchronised on a loaded machine (which it logs), or nudged the room's clock by a frame here and
+there (which it does not log). Everything listens on 127.0.0.1."""
 import os
 import shutil
 import subprocess
@@ -21,6 +22,15 @@ pytestmark = pytest.mark.realtime
 RATE = 48000
 FRAME = 4  # 16-bit stereo
 SONG = 6  # seconds
+# Where a room's clock drifts from the server's, snapclient plays up to 0.05 % faster or slower
+# by dropping or repeating single frames now and then, and logs nothing of it (Snapcast 0.26,
+# client/stream.cpp: `setRealSampleRate`, its log line commented out). So the song is looked
+# for in pieces of 10 ms (a window of 100 ms is there when 8 of its 10 pieces are, in place to
+# within 3 frames), and followed frame by frame, the nudges counted.
+PIECE = FRAME * RATE // 100
+PIECES = 10
+PIECES_FOUND = 8
+NUDGE = 3 * FRAME
 
 
 @pytest.fixture
@@ -74,29 +84,84 @@ def test_a_snapclient_plays_what_tonearm_plays_through_snapserver(tmp_path, snap
             assert c.command("play") == ["OK"]
             wait_elapsed(c, 5.5, timeout=30)
 
-            # One window of 100 ms every second of the song: each must be in the recording,
-            # each as far after the one before as in the song.
-            windows = range(FRAME * RATE, len(source) - FRAME * RATE // 10, FRAME * RATE)
+            # The song from its second second to its last: its first and last 100 ms must be in
+            # the recording, and every frame between them in order.
+            begin, end = FRAME * RATE, len(source) - FRAME * RATE // 2
 
-            def found() -> list[int] | None:
-                """Where each window is in the recording so far; None until all are."""
+            def found() -> tuple[int, int] | None:
+                """Where the first and last windows start in the recording so far, once both are."""
                 data = recording.read_bytes() if recording.exists() else b""
-                positions = [data.find(source[at:at + FRAME * RATE // 10]) for at in windows]
-                return None if -1 in positions else positions
+                first = window_position(data, source, begin)
+                last = window_position(data, source, end - PIECE * PIECES)
+                return (first, last) if first is not None and last is not None else None
 
-            positions = poll("the song in the room's recording", found, timeout=30)
-    assert positions == sorted(positions), positions
-    shifts = [position - at for position, at in zip(positions, windows)]
-    jumps = sum(1 for before, after in zip(shifts, shifts[1:]) if before != after)
-    # A stream that falls behind real time on a loaded machine is put back in step by Snapcast,
-    # which logs it at INFO: snapserver restarts its clock when a read of its pipe ends late
-    # ("onResync"); snapclient plays silence when a chunk is not there in time ("No chunks
-    # available", "Not enough frames available") and then drops or pads a block to
-    # catch up, as it does when its median lateness passes 2-5 ms (the "full()" checks). A shift
-    # without such a line during the song is audio lost or repeated on the way. (The song reaches
-    # the room a second late, snapserver's buffer; its end there is after this window.)
+            first, _ = poll("the song in the room's recording", found, timeout=30)
+    silence, nudges, skips = follow(recording.read_bytes(), first, source, begin, end)
+    # Snapcast's clock: single frames dropped or repeated, within twice its bound.
+    assert nudges <= 2 * 0.0005 * (end - begin) / FRAME + 2, (nudges, silence, skips)
+    # A stream that falls behind real time on a loaded machine is put back in step by Snapcast.
+    # snapclient plays silence while a chunk is not there in time (it logs "No chunks available"
+    # at most once a second, and not in a second in which it logged its statistics), and
+    # that is allowed. Audio left out is allowed only where Snapcast logged that it caught up
+    # (INFO): snapserver restarts its clock when a read of its pipe ends late ("onResync");
+    # snapclient drops a block when its median lateness passes 2-5 ms (the "full()" checks).
+    # (The song reaches the room a second late, snapserver's buffer; its end there is after
+    # this window.)
     resyncs = snapcast_resyncs(tmp_path, since=played, until=played + timedelta(seconds=SONG + 0.9))
-    assert jumps <= len(resyncs), (shifts, resyncs)
+    assert len(skips) <= len(resyncs), (skips, resyncs)
+
+
+def window_position(data: bytes, source: bytes, at: int) -> int | None:
+    """Where the song's 100 ms from byte `at` start in the recording `data`: the median of where
+    each of its 10-ms pieces found there puts the start, once 8 of the 10 pieces put it within 3
+    frames of that (a piece with a nudged frame is not found); None until then."""
+    starts = []
+    for piece in range(PIECES):
+        offset = at + piece * PIECE
+        position = data.find(source[offset:offset + PIECE])
+        if position >= 0:
+            starts.append(position - piece * PIECE)
+    if len(starts) < PIECES_FOUND:
+        return None
+    start = sorted(starts)[len(starts) // 2]
+    return start if sum(1 for s in starts if abs(s - start) <= NUDGE) >= PIECES_FOUND else None
+
+
+def follow(recording: bytes, at: int, source: bytes, begin: int, end: int) -> tuple[int, int, list[int]]:
+    """Follows the song's bytes `begin`..`end` through the recording from `at`, where they start:
+    every frame must come in order, except for silent frames put in, a frame repeated or left out
+    now and then (a nudge of Snapcast's clock), or a stretch left out (a skip, by its length in
+    frames). Returns (silent frames, nudges, skips); fails at a frame that is none of these."""
+    silent = bytes(FRAME)
+    silence = nudges = 0
+    skips: list[int] = []
+    r, s = at, begin
+    while s < end:
+        # Equal stretches are compared a piece at a time, then a frame at a time.
+        if recording[r:r + PIECE] == source[s:s + PIECE]:
+            r, s = r + PIECE, s + PIECE
+            continue
+        frame = recording[r:r + FRAME]
+        assert len(frame) == FRAME, f"the recording ends at the song's frame {s // FRAME}"
+        if frame == source[s:s + FRAME]:
+            r, s = r + FRAME, s + FRAME
+        elif frame == silent:
+            silence, r = silence + 1, r + FRAME
+        elif frame == source[s + FRAME:s + 2 * FRAME] or frame == recording[r - FRAME:r]:
+            # One frame left out (the next one is here), or the one before repeated.
+            nudges += 1
+            if frame == source[s + FRAME:s + 2 * FRAME]:
+                s += FRAME
+            else:
+                r += FRAME
+        else:
+            # Left out: the recording goes on somewhere later in the song.
+            later = source.find(recording[r:r + PIECE], s)
+            assert later > s and (later - s) % FRAME == 0, \
+                f"the song's frame {s // FRAME} is followed by sound that is not what comes next in the song"
+            skips.append((later - s) // FRAME)
+            s = later
+    return silence, nudges, skips
 
 
 def snapcast_resyncs(folder, since: datetime, until: datetime) -> list[str]:
