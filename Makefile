@@ -137,12 +137,11 @@ unit:
 # clock, every frame recorded, a core loaded on purpose) then run alone, as nothing else should
 # share the machine with them. Both halves run, and either failing fails the part.
 INTEGRATION_WORKERS ?= 2
+INTEGRATION_PYTEST := TONEARM_BIN=$(CURDIR)/.build/debug/tonearm $(PYTHON) -m pytest -q -rfEsx
 integration:
 	@status=0; \
-	TONEARM_BIN=$(CURDIR)/.build/debug/tonearm $(PYTHON) -m pytest -q -rfEsx -n $(INTEGRATION_WORKERS) \
-		-m "not realtime" Tests/Integration || status=1; \
-	TONEARM_BIN=$(CURDIR)/.build/debug/tonearm $(PYTHON) -m pytest -q -rfEsx -m realtime Tests/Integration \
-		|| status=1; \
+	$(INTEGRATION_PYTEST) -n $(INTEGRATION_WORKERS) -m "not realtime" Tests/Integration || status=1; \
+	$(INTEGRATION_PYTEST) -m realtime Tests/Integration || status=1; \
 	exit $$status
 
 conformance:

@@ -181,7 +181,7 @@ def pytest_configure(config):
         "markers",
         "realtime: plays through a real clock (a sound server's sink, Snapcast) and checks every frame or"
         " a tolerance in time, or loads every core on purpose; `make integration` runs these alone, after"
-        " the others have run on two workers")
+        " the others have run on pytest-xdist workers")
 
 
 def pytest_collection_modifyitems(items):

@@ -68,8 +68,15 @@ def server(make_tonearm, albums_library):
     return start
 
 
+def playing_file(c) -> str | None:
+    """The current song's URI, or None when there is none."""
+    return next((line[6:] for line in c.command("currentsong") if line.startswith("file: ")), None)
+
+
 def current_file(c) -> str:
-    return [line[6:] for line in c.command("currentsong") if line.startswith("file: ")][0]
+    song = playing_file(c)
+    assert song is not None, "no current song"
+    return song
 
 
 def walk_on(c) -> list[str]:
@@ -314,7 +321,7 @@ def test_real_playback_plays_albums_whole(server):
             now = status(c)
             if now["state"] == "stop":
                 break
-            song = next((line[6:] for line in c.command("currentsong") if line.startswith("file: ")), None)
+            song = playing_file(c)
             if song is None:
                 continue  # the last song ended after `status`: the next `status` says stop
             if not started or started[-1] != song:

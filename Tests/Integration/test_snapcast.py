@@ -147,13 +147,10 @@ def follow(recording: bytes, at: int, source: bytes, begin: int, end: int) -> tu
             r, s = r + FRAME, s + FRAME
         elif frame == silent:
             silence, r = silence + 1, r + FRAME
-        elif frame == source[s + FRAME:s + 2 * FRAME] or frame == recording[r - FRAME:r]:
-            # One frame left out (the next one is here), or the one before repeated.
-            nudges += 1
-            if frame == source[s + FRAME:s + 2 * FRAME]:
-                s += FRAME
-            else:
-                r += FRAME
+        elif frame == source[s + FRAME:s + 2 * FRAME]:
+            nudges, s = nudges + 1, s + FRAME  # one frame left out: the next one is here
+        elif frame == recording[r - FRAME:r]:
+            nudges, r = nudges + 1, r + FRAME  # the frame before, repeated
         else:
             # Left out: the recording goes on somewhere later in the song.
             later = source.find(recording[r:r + PIECE], s)
