@@ -124,6 +124,32 @@ struct TagColumnCacheTests {
                 ["", ""], ["A", "Al2"], ["B", "Al1"], ["B", "Al2"], ["X", "Al1"], ["a", "Äl"],
             ])
     }
+
+    /// A database emptied in place after damage carries its generations on: the columns built
+    /// for its first state are kept, as for any other state.
+    @Test func aDatabaseEmptiedInPlaceKeepsWhatIsBuiltForIt() throws {
+        let library = try TestLibrary(mixedSongs)
+        defer { library.remove() }
+        let cache = library.store.tagColumns
+        func add(_ uri: String, artist: String, raising: Bool) throws {
+            try library.store.pool.write { db in
+                try SongWriter.write(
+                    DiskTree.File(uri: uri, mtime: 1, size: 1),
+                    FileMetadata(tags: tags((.artist, artist)), duration: 7), directory: 1, existing: nil, now: 1, db)
+                if raising { try LibraryStore.raiseGeneration(db) }
+            }
+        }
+        try add("7.mp3", artist: "C", raising: true)
+        try add("8.mp3", artist: "D", raising: true)
+        #expect(try everySong(library, [.artist]) == [[""], ["A"], ["B"], ["C"], ["D"], ["a"]])
+        let seen = cache.generationSeen
+        try library.store.reset(
+            keepingCopyAt: library.directory + "/damaged.sqlite", of: library.directory + "/db.sqlite")
+        try add("9.mp3", artist: "E", raising: false)
+        #expect(try everySong(library, [.artist]) == [["E"]])
+        #expect(cache.generationSeen > seen)
+        #expect(cache.holds([.artist]))
+    }
 }
 
 extension TagColumnCacheTests {

@@ -92,6 +92,9 @@ final class TagColumnCache: Sendable {
         self.budget = budget
     }
 
+    /// The newest database generation the cache has seen; -1 before the first query.
+    var generationSeen: Int64 { state.withLock { $0.generation } }
+
     /// The tags of the columns kept, most recently used first.
     var keptTags: [TagType] { state.withLock { $0.columns.map(\.tag) } }
 
@@ -155,8 +158,8 @@ final class TagColumnCache: Sendable {
     }
 
     /// Drops everything kept (``LibraryStore/releaseMemory()``, and a database emptied in place,
-    /// whose generations start again); the generation seen stays, so that an older reader
-    /// finishing late does not put its data back.
+    /// whose generations go on after ``generationSeen``); the generation seen stays, so that an
+    /// older reader finishing late does not put its data back.
     func removeAll() {
         state.withLock { $0 = State(generation: $0.generation) }
     }

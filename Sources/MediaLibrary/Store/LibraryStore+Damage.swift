@@ -46,6 +46,10 @@ extension LibraryStore {
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         let empty = try DatabaseQueue()
         try Schema.migrator.migrate(empty)
+        // The new database's generations go on from the newest the cache has seen: counting
+        // from 0 again, its states would be older than the cache's, and nothing built for
+        // them would be kept until the count caught up.
+        try empty.write { try Self.setMeta($0, "generation", tagColumns.generationSeen + 1) }
         try empty.backup(to: pool)
         tagColumns.removeAll()
     }
