@@ -148,7 +148,6 @@ let package = Package(
             dependencies: [
                 "MusicModel", "MPDProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOTestUtils", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -16,7 +16,7 @@ package struct RequestFramer: Sendable {
         /// Run one command line.
         case execute([UInt8])
         /// Run the collected command list; `okMode` asks for `list_OK` after each success.
-        case executeList([[UInt8]], okMode: Bool)
+        case executeList(CommandListLines, okMode: Bool)
         /// The client sent `noidle`.
         case noidle
         /// Nothing to do now (a list began or grew).
@@ -48,8 +48,7 @@ package struct RequestFramer: Sendable {
 
     private struct CommandList {
         var okMode: Bool
-        var lines: [[UInt8]] = []
-        var size = 0
+        var lines = CommandListLines()
     }
 
     private let maximumListSize: Int
@@ -100,13 +99,12 @@ package struct RequestFramer: Sendable {
                 list = nil
                 return .executeList(finished.lines, okMode: finished.okMode)
             }
-            if list!.size + line.count + 1 > maximumListSize {
+            if list!.lines.size + line.count + 1 > maximumListSize {
                 list = nil
                 return .close(.commandListTooLarge)
             }
             // Appended in place: a mutated copy would copy every collected line each time.
-            list!.size += line.count + 1
-            list!.lines.append(Array(line))
+            list!.lines.append(line)
             return .collect
         }
         if line.isWord("command_list_begin") {
@@ -127,5 +125,39 @@ extension UnsafeBufferPointer<UInt8> {
     fileprivate func isWord(_ word: StaticString) -> Bool {
         count == word.utf8CodeUnitCount
             && elementsEqual(UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
+    }
+}
+
+/// The lines of a command list, kept one after another in one array: a list of thousands of
+/// lines is thousands of small arrays otherwise, each allocated, copied and freed.
+package struct CommandListLines: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
+    private var bytes: [UInt8] = []
+    /// Where each line ends in ``bytes``; line `i` starts where line `i - 1` ends.
+    private var ends: [Int] = []
+
+    /// An empty list.
+    package init() {}
+
+    /// A list of `lines`, in order.
+    package init(arrayLiteral lines: [UInt8]...) {
+        for line in lines { line.withUnsafeBufferPointer { append($0) } }
+    }
+
+    /// The bytes the list counts against `max_command_list_size`: each line and its newline,
+    /// as MPD counts them.
+    var size: Int { bytes.count + ends.count }
+
+    /// Adds a line at the end.
+    mutating func append(_ line: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: line)
+        ends.append(bytes.count)
+    }
+
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { ends.count }
+
+    /// The bytes of line `index`, sharing the list's storage.
+    package subscript(index: Int) -> ArraySlice<UInt8> {
+        bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]]
     }
 }

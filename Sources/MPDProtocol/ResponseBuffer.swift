@@ -111,6 +111,11 @@ package struct ResponseBuffer: Sendable {
         bytes.writeString(text)
     }
 
+    /// Appends a fixed line, such as `list_OK\n`, straight from the binary's constant bytes.
+    package mutating func appendConstant(_ text: StaticString) {
+        bytes.writeStaticString(text)
+    }
+
     /// Hands over what was written and starts empty again, for streaming long responses.
     package mutating func take() -> ByteBuffer {
         let taken = bytes

@@ -55,8 +55,18 @@ package enum Tokenizer {
     /// A NUL byte ends the line, as it does for MPD's C strings.
     /// - Throws: ``Failure`` with MPD's message.
     package static func tokenize<Bytes: Collection<UInt8>>(_ line: Bytes) throws(Failure) -> Request {
-        var bytes = Array(line)
-        if let nul = bytes.firstIndex(of: 0) { bytes.removeSubrange(nul...) }
+        // The rules run on a concrete buffer, without a copy where the bytes are contiguous:
+        // called from another module, generic code is not specialised, and every byte went
+        // through the collection's witnesses.
+        func attempt(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Request, Failure> {
+            Result { () throws(Failure) in try tokenize(bytes: bytes) }
+        }
+        let result = line.withContiguousStorageIfAvailable(attempt) ?? Array(line).withUnsafeBufferPointer(attempt)
+        return try result.get()
+    }
+
+    private static func tokenize(bytes line: UnsafeBufferPointer<UInt8>) throws(Failure) -> Request {
+        let bytes = UnsafeBufferPointer(rebasing: line[..<(line.firstIndex(of: 0) ?? line.count)])
         var cursor = 0
         skipBlanks(bytes, &cursor)
 
@@ -64,28 +74,37 @@ package enum Tokenizer {
         var arguments: [String] = []
         var invalid: Set<Int> = []
         while cursor < bytes.count {
-            let argument =
-                bytes[cursor] == UInt8(ascii: "\"")
-                ? try quoted(bytes, &cursor)
-                : try unquoted(bytes, &cursor)
-            if arguments.count == maximumArguments { throw .tooManyArguments }
-            if let string = String(validating: argument, as: UTF8.self) {
-                arguments.append(string)
+            if bytes[cursor] == UInt8(ascii: "\"") {
+                try append(quoted(bytes, &cursor), to: &arguments, invalid: &invalid)
             } else {
-                invalid.insert(arguments.count)
-                arguments.append(String(decoding: argument, as: UTF8.self))
+                try append(unquoted(bytes, &cursor), to: &arguments, invalid: &invalid)
             }
         }
         return Request(command: command, arguments: arguments, invalidUTF8Arguments: invalid)
     }
 
+    /// Adds an argument read from the line; a malformed one was reported before the count,
+    /// as in MPD.
+    private static func append(
+        _ argument: some Collection<UInt8>, to arguments: inout [String], invalid: inout Set<Int>
+    ) throws(Failure) {
+        if arguments.count == maximumArguments { throw .tooManyArguments }
+        if let string = String(validating: argument, as: UTF8.self) {
+            arguments.append(string)
+        } else {
+            invalid.insert(arguments.count)
+            arguments.append(String(decoding: argument, as: UTF8.self))
+        }
+    }
+
     private static func isBlank(_ byte: UInt8) -> Bool { byte <= 0x20 }
 
-    private static func skipBlanks(_ bytes: [UInt8], _ cursor: inout Int) {
+    private static func skipBlanks(_ bytes: UnsafeBufferPointer<UInt8>, _ cursor: inout Int) {
         while cursor < bytes.count, isBlank(bytes[cursor]) { cursor += 1 }
     }
 
-    private static func commandWord(_ bytes: [UInt8], _ cursor: inout Int) throws(Failure) -> String {
+    private static func commandWord(_ bytes: UnsafeBufferPointer<UInt8>, _ cursor: inout Int) throws(Failure) -> String
+    {
         guard cursor < bytes.count else { throw .badCommandWord("No command given") }
         guard isLetter(bytes[cursor]) else { throw .badCommandWord("Letter expected") }
         let start = cursor
@@ -97,7 +116,7 @@ package enum Tokenizer {
             }
             cursor += 1
         }
-        let word = String(decoding: bytes[start..<cursor], as: UTF8.self)
+        let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<cursor]), as: UTF8.self)
         skipBlanks(bytes, &cursor)
         return word
     }
@@ -110,18 +129,20 @@ package enum Tokenizer {
         byte > 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "'")
     }
 
-    private static func unquoted(_ bytes: [UInt8], _ cursor: inout Int) throws(Failure) -> ArraySlice<UInt8> {
+    private static func unquoted(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ cursor: inout Int
+    ) throws(Failure) -> UnsafeBufferPointer<UInt8> {
         let start = cursor
         while cursor < bytes.count, !isBlank(bytes[cursor]) {
             guard isUnquotedCharacter(bytes[cursor]) else { throw .badArgument("Invalid unquoted character") }
             cursor += 1
         }
-        let word = bytes[start..<cursor]
+        let word = UnsafeBufferPointer(rebasing: bytes[start..<cursor])
         skipBlanks(bytes, &cursor)
         return word
     }
 
-    private static func quoted(_ bytes: [UInt8], _ cursor: inout Int) throws(Failure) -> ArraySlice<UInt8> {
+    private static func quoted(_ bytes: UnsafeBufferPointer<UInt8>, _ cursor: inout Int) throws(Failure) -> [UInt8] {
         var value: [UInt8] = []
         cursor += 1  // the opening quote
         while true {
@@ -141,6 +162,6 @@ package enum Tokenizer {
             throw .badArgument("Space expected after closing '\"'")
         }
         skipBlanks(bytes, &cursor)
-        return value[...]
+        return value
     }
 }

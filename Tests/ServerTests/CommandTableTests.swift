@@ -41,6 +41,23 @@ struct CommandTableTests {
         #expect(CommandTable.standard["Ping"] == nil)
     }
 
+    @Test("every command is found by its whole name, and only by it")
+    func lookupByWholeName() {
+        let table = CommandTable.standard
+        for definition in table.definitions {
+            let name = definition.name
+            #expect(table[name] === definition, "\(name)")
+            // A prefix, the name with more after it, and a name as long with its last letter
+            // changed, each find another command or none.
+            for other in [String(name.dropLast()), name + "s", name + "_", String(name.dropLast()) + "_"] {
+                #expect(table[other]?.name ?? other == other, "\(other)")
+            }
+        }
+        for unknown in ["", "_ping", "9ping", "é", "x", "playlistfindsearchinfoaddsomethinglong"] {
+            #expect(table[unknown] == nil, "\(unknown)")
+        }
+    }
+
     @Test("permission and argument checks give MPD's messages in MPD's order")
     func checks() {
         let ping = CommandTable.standard["ping"]!

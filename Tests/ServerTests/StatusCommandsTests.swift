@@ -40,6 +40,21 @@ import Testing
         #expect(try await client.send(raw: "ng\nping\n").text == "OK\nOK\n")
     }
 
+    @Test func aCommandListMayArriveInPieces() async throws {
+        let client = try await TestClient(server: TestServer())
+        #expect(try await client.send(raw: "command_list_ok_begin\nping\nrep").bytes.isEmpty)
+        #expect(try await client.send(raw: "eat 1\ncommand_list_e").bytes.isEmpty)
+        #expect(try await client.send(raw: "nd\nping\n").text == "list_OK\nlist_OK\nOK\nOK\n")
+        #expect(try await client.send("status").lines.first == "repeat: 1")
+    }
+
+    @Test func theLinesBeforeALineTooLongAreAnsweredFirst() async throws {
+        let client = try await TestClient(server: TestServer())
+        let response = try await client.send(raw: "ping\nrepeat 1\nping " + String(repeating: "x", count: 8192) + "\n")
+        #expect(response.text == "OK\nOK\n")
+        #expect(!response.isOpen)
+    }
+
     @Test func aLineLongerThanMPDsBufferClosesUnanswered() async throws {
         let client = try await TestClient(server: TestServer())
         let response = try await client.send("ping " + String(repeating: "x", count: 8192))

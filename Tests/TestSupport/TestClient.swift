@@ -85,8 +85,10 @@ package final class TestClient {
 
     /// Handles the lines and wake-ups the channel has passed on, in order.
     private func handleQueuedInput() async throws {
-        while isOpen, let input = try await channel.readInbound(as: SessionInput.self) {
-            isOpen = try await loop.handle(input) { received.append($0) }
+        while isOpen, let batch = try await channel.readInbound(as: [SessionInput].self) {
+            for input in batch where isOpen {
+                isOpen = try await loop.handle(input) { received.append($0) }
+            }
         }
     }
 }

@@ -22,7 +22,7 @@ public func fuzzRequestFraming(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
         guard let line else { return 0 }
         switch framer.consume(line.readableBytesView, isIdle: idle) {
         case .execute(let bytes):
-            exercise(bytes)
+            exercise(bytes[...])
             idle = bytes.starts(with: "idle".utf8)
         case .executeList(let lines, _):
             for bytes in lines { exercise(bytes) }
@@ -36,7 +36,7 @@ public func fuzzRequestFraming(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     }
 }
 
-private func exercise(_ bytes: [UInt8]) {
+private func exercise(_ bytes: ArraySlice<UInt8>) {
     guard let request = try? Tokenizer.tokenize(bytes) else { return }
     for argument in request.arguments {
         _ = try? Arguments.range(argument)

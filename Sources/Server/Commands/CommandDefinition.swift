@@ -14,13 +14,17 @@ package enum CommandOutcome: Sendable, Equatable {
 }
 
 /// Everything a command handler works with.
+///
+/// A session keeps one for its whole life and the dispatcher sets the command and its
+/// arguments in it for each line: the client's state and the response are never moved or
+/// copied in and out per command.
 package struct CommandInvocation: Sendable {
     /// The canonical name of the command being run.
-    package let command: String
+    package internal(set) var command: String
     /// The arguments, unquoted.
-    package let arguments: [String]
+    package internal(set) var arguments: [String]
     /// Which arguments were not valid UTF-8 (see ``Request/invalidUTF8Arguments``).
-    package let invalidUTF8Arguments: Set<Int>
+    package internal(set) var invalidUTF8Arguments: Set<Int>
     /// The client's state; handlers may change it.
     package var session: SessionState
     /// The response body written so far.
@@ -62,7 +66,10 @@ package typealias CommandHandler = @Sendable (inout CommandInvocation) async thr
 package typealias SynchronousCommandHandler = @Sendable (inout CommandInvocation) throws -> CommandOutcome
 
 /// One entry of the command table: MPD's `struct command`.
-package struct CommandDefinition: Sendable {
+///
+/// A class: every command line looks its definition up, and a reference is one retain where
+/// a copy of the value retained each of its names and closures.
+package final class CommandDefinition: Sendable {
     /// The command word.
     package let name: String
     /// The permissions a client needs to run it.
@@ -87,7 +94,7 @@ package struct CommandDefinition: Sendable {
     ///     `-1` minimum does for `close` and `kill`.
     ///   - availability: what the command needs; without it `commands` hides the command
     ///     (which still runs and says what is missing), as MPD's `command_available` does.
-    package init(
+    package convenience init(
         _ name: String,
         permission: Permissions,
         arguments: ArgumentCount?,
@@ -99,7 +106,7 @@ package struct CommandDefinition: Sendable {
 
     /// Creates a definition whose handler never suspends; the dispatcher calls it directly.
     /// Overload resolution picks this one for every handler that has no `await`.
-    package init(
+    package convenience init(
         _ name: String,
         permission: Permissions,
         arguments: ArgumentCount?,

@@ -8,17 +8,36 @@ package import Settings
 package struct CommandTable: Sendable {
     /// The definitions sorted by name, the order `commands` prints them in.
     package let definitions: [CommandDefinition]
-    private let byName: [String: CommandDefinition]
+    /// The definitions by the first letter and the length of their names (``bucket(_:)``): a
+    /// bucket holds one to three names, compared whole. Every command line is looked up, and
+    /// hashing its word cost more than the rest of the lookup.
+    private let buckets: [[CommandDefinition]]
+    private static let longestBucketedName = 31
 
     /// Creates a table.
-    /// - Precondition: names are unique.
+    /// - Precondition: names are unique, and begin with a lowercase letter.
     package init(_ definitions: [CommandDefinition]) {
         self.definitions = definitions.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-        byName = Dictionary(uniqueKeysWithValues: definitions.map { ($0.name, $0) })
+        precondition(Set(definitions.map(\.name)).count == definitions.count, "command names are unique")
+        var buckets = [[CommandDefinition]](repeating: [], count: 26 * (Self.longestBucketedName + 1))
+        for definition in definitions {
+            buckets[Self.bucket(definition.name)!].append(definition)
+        }
+        self.buckets = buckets
     }
 
     /// Looks up a command by its exact (case-sensitive) name.
-    package subscript(name: String) -> CommandDefinition? { byName[name] }
+    package subscript(name: String) -> CommandDefinition? {
+        guard let bucket = Self.bucket(name) else { return nil }
+        return buckets[bucket].first { $0.name == name }
+    }
+
+    /// Where names beginning like `name`, and as long, are kept; `nil` for a name no command
+    /// has (not beginning with a lowercase letter).
+    private static func bucket(_ name: String) -> Int? {
+        guard let first = name.utf8.first, (0x61...0x7A).contains(first) else { return nil }
+        return Int(first - 0x61) * (longestBucketedName + 1) + min(name.utf8.count, longestBucketedName)
+    }
 
     /// Every command Tonearm implements.
     package static let standard = CommandTable(

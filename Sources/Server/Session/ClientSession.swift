@@ -43,7 +43,11 @@ struct ClientSession {
         do {
             try await io.write(ByteBuffer(string: Self.greeting))
             while let input = try await io.next() {
-                let keepOpen = try await loop.handle(input) { try await io.write($0) }
+                var step = loop.frame(input)
+                // A command list's lines are collected without a suspension while more are queued.
+                while step == nil, let queued = io.nextQueued() { step = loop.frame(queued) }
+                guard let step else { continue }
+                let keepOpen = try await loop.handle(step) { try await io.write($0) }
                 if !keepOpen { break }
             }
         } catch is LineDecoder.LineTooLong {

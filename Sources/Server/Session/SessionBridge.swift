@@ -15,7 +15,7 @@ import NIOCore
 /// half-closure (``ListenerBinder``): the client's end of input ends the session's input, and
 /// the lines before it are still answered.
 final class SessionBridge: ChannelDuplexHandler {
-    typealias InboundIn = SessionInput
+    typealias InboundIn = [SessionInput]
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -27,7 +27,13 @@ final class SessionBridge: ChannelDuplexHandler {
     static let flushThreshold = 16 * 1024
 
     private var context: ChannelHandlerContext?
-    private var inputs = CircularBuffer<SessionInput>(initialCapacity: 4)
+    /// The batch of inputs being handed out, from ``position`` on, and the batches after it,
+    /// as the input handler passed them on: a batch is queued whole, not line by line.
+    private var current: [SessionInput] = []
+    private var position = 0
+    private var later = CircularBuffer<[SessionInput]>(initialCapacity: 4)
+    /// How many inputs wait in ``current`` and ``later``.
+    private var queued = 0
     /// Set once no input will follow what is queued: the channel closed, or failed with `error`.
     private var inputEnded = false
     private var error: (any Error)?
@@ -50,14 +56,20 @@ final class SessionBridge: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let input = unwrapInboundIn(data)
-        if let reader {
-            // The session waits: it gets the line directly. Its task resumes after the loop has
-            // handled this read, so the batch's later lines are queued by then.
-            self.reader = nil
-            reader.resume(returning: input)
+        let batch = unwrapInboundIn(data)
+        guard !batch.isEmpty else { return }
+        if queued == 0 {
+            current = batch
+            position = 0
         } else {
-            inputs.append(input)
+            later.append(batch)
+        }
+        queued += batch.count
+        if let reader, let first = popQueued() {
+            // The session waits: it gets the first line directly. Its task resumes after the
+            // loop has handled this read, so the batch's later lines are queued by then.
+            self.reader = nil
+            reader.resume(returning: first)
         }
     }
 
@@ -86,7 +98,7 @@ final class SessionBridge: ChannelDuplexHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        if inputs.count >= Self.highWatermark {
+        if queued >= Self.highWatermark {
             readHeldBack = true
         } else {
             context.read()
@@ -100,13 +112,7 @@ final class SessionBridge: ChannelDuplexHandler {
     /// - Returns: `nil` once the connection has closed and every queued input was handed out.
     /// - Throws: the channel's error, after the inputs that came before it.
     nonisolated(nonsending) func next() async throws -> SessionInput? {
-        if let input = inputs.popFirst() {
-            if readHeldBack, inputs.count <= Self.lowWatermark, let context {
-                readHeldBack = false
-                context.read()
-            }
-            return input
-        }
+        if let input = nextQueued() { return input }
         if inputEnded {
             if let error {
                 self.error = nil
@@ -121,6 +127,31 @@ final class SessionBridge: ChannelDuplexHandler {
         }
     }
 
+    /// The next input if one is queued, without waiting: the lines of a read are taken one
+    /// after another with no suspension between them.
+    func nextQueued() -> SessionInput? {
+        guard let input = popQueued() else { return nil }
+        if readHeldBack, queued <= Self.lowWatermark, let context {
+            readHeldBack = false
+            context.read()
+        }
+        return input
+    }
+
+    private func popQueued() -> SessionInput? {
+        guard queued > 0 else { return nil }
+        if position == current.count {
+            current = later.removeFirst()
+            position = 0
+        }
+        let input = current[position]
+        position += 1
+        queued -= 1
+        // The lines share their read's buffer: the batch is let go once handed out.
+        if queued == 0 { (current, position) = ([], 0) }
+        return input
+    }
+
     /// Writes `buffer`, and waits while the client's unread output is over the limit.
     ///
     /// The write is flushed at once unless more input is queued: the answers to lines a client
@@ -130,7 +161,7 @@ final class SessionBridge: ChannelDuplexHandler {
         guard let context, context.channel.isActive else { throw ChannelError.ioOnClosedChannel }
         unflushedBytes += buffer.readableBytes
         context.write(wrapOutboundOut(buffer), promise: nil)
-        if inputs.isEmpty || unflushedBytes >= Self.flushThreshold { flush() }
+        if queued == 0 || unflushedBytes >= Self.flushThreshold { flush() }
         while !context.channel.isWritable {
             flush()
             try await withUnsafeThrowingContinuation { continuation in
@@ -191,6 +222,11 @@ struct SessionIO: Sendable {
     /// The next input; `nil` once the connection has closed (``SessionBridge/next()``).
     nonisolated(nonsending) func next() async throws -> SessionInput? {
         try await bridge.value.next()
+    }
+
+    /// The next input if one is queued (``SessionBridge/nextQueued()``).
+    func nextQueued() -> SessionInput? {
+        bridge.value.nextQueued()
     }
 
     /// Writes bytes to the client (``SessionBridge/write(_:)``).

@@ -10,15 +10,23 @@ package enum SessionInput: Sendable {
     case idleWake
 }
 
-/// Sits between the line decoder and the session: turns lines into ``SessionInput``, injects
-/// idle wake-ups into the same ordered stream, and enforces `connection_timeout`.
+/// The first handler of a session's pipeline: splits the client's bytes into lines
+/// (``LineDecoder``), injects idle wake-ups into the same ordered stream, and enforces
+/// `connection_timeout`.
+///
+/// Each read is passed on as one batch of ``SessionInput``s, not a message per line: a command
+/// list of thousands of lines arrives in a few reads, and NIO's per-message path (a decoder
+/// handler's loop, each line boxed into `NIOAny`, cast back and handed from handler to
+/// handler) cost more than running a `ping` (docs/benchmarks.md).
 ///
 /// Putting wake-ups in the inbound stream lets one task own the connection: lines and events
 /// are handled strictly in arrival order, with no second reader. The timeout counts from the
-/// last complete line, as MPD's does, and is suspended while the client idles.
+/// last complete line, as MPD's does, and is suspended while the client idles. A line too long
+/// for MPD's input buffer is passed on as ``LineDecoder/LineTooLong`` after the lines before
+/// it, and nothing after it is read.
 final class SessionInputHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
-    typealias InboundOut = SessionInput
+    typealias InboundOut = [SessionInput]
 
     private let timeout: TimeAmount?
     private var context: ChannelHandlerContext?
@@ -27,6 +35,11 @@ final class SessionInputHandler: ChannelInboundHandler {
     private var lineArrived = false
     private var idling = false
     private var timer: Scheduled<Void>?
+    private var decoder = LineDecoder()
+    /// What arrived after the last complete line, if anything did.
+    private var pending: ByteBuffer?
+    /// Set once a line was too long: what the client sends after it is not read.
+    private var refused = false
 
     /// Creates the handler.
     /// - Parameter timeout: the inactivity limit, or `nil` for none.
@@ -57,8 +70,30 @@ final class SessionInputHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
+        var bytes = unwrapInboundIn(data)
+        // Split in local variables, put back after: the fields of a class are checked for
+        // exclusive access on each use, twice per line.
+        var pending = bytes
+        if var partial = self.pending.take() {
+            partial.writeBuffer(&bytes)
+            pending = partial
+        }
+        var decoder = self.decoder
+        var lines: [SessionInput] = []
+        do {
+            while let line = try decoder.nextLine(&pending) { lines.append(.line(line)) }
+        } catch {
+            refused = true
+            if !lines.isEmpty { context.fireChannelRead(wrapInboundOut(lines)) }
+            context.fireErrorCaught(error)
+            return
+        }
+        self.decoder = decoder
+        if pending.readableBytes > 0 { self.pending = pending }
+        guard !lines.isEmpty else { return }
         lineArrived = true
-        context.fireChannelRead(wrapInboundOut(.line(unwrapInboundIn(data))))
+        context.fireChannelRead(wrapInboundOut(lines))
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -73,7 +108,7 @@ final class SessionInputHandler: ChannelInboundHandler {
 
     /// Delivers a wake-up to the session. Must run on the channel's event loop.
     func wake() {
-        context?.fireChannelRead(wrapInboundOut(.idleWake))
+        context?.fireChannelRead(wrapInboundOut([.idleWake]))
         // Ends the read batch for the handlers that wait for its end (the tests' channel).
         context?.fireChannelReadComplete()
     }
