@@ -79,7 +79,10 @@ package final class TonearmServer: Service {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 for listener in bound {
-                    group.addTask {
+                    // The accepting task runs on its listener's event loop, where NIO hands it
+                    // each connection: on Swift's global executor every connection crossed to
+                    // a pool thread and back to a loop before its greeting.
+                    group.addTask(executorPreference: EventLoopTaskExecutor(listener.channel.channel.eventLoop)) {
                         do {
                             try await listener.channel.executeThenClose { inbound in
                                 try await withThrowingDiscardingTaskGroup { connections in
