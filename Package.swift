@@ -165,6 +165,7 @@ let package = Package(
             dependencies: ["Playback", "MediaLibrary", "MusicModel", "MPDProtocol", "Settings", "TestSupport"],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: strictSettings),
         .testTarget(name: "SettingsTests", dependencies: ["Settings"], swiftSettings: strictSettings),
         .testTarget(name: "ZeroconfTests", dependencies: ["Zeroconf"], swiftSettings: strictSettings),
         .testTarget(

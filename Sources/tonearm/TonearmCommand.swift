@@ -45,6 +45,7 @@ struct TonearmCommand: AsyncParsableCommand {
 
     func run() async throws {
         ProcessMemory.limitArenas(to: 2)
+        ProcessMemory.releaseLoaderTables()
         let loaded: LoadedConfiguration
         do {
             loaded = try ConfigurationLoader(environment: ProcessInfo.processInfo.environment).load(file: config)
