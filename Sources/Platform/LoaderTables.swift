@@ -13,7 +13,7 @@
 /// Tonearm's binary they are 9.4 MB, of which a server idling after start-up kept about 4 MB
 /// resident: clean pages of the file, which the kernel reads again from the page cache if they
 /// are ever needed.
-package struct LoaderTables: Equatable, Sendable {
+package struct LoaderTables: Sendable {
     /// The pages that hold nothing but these tables, as addresses in this process.
     package let pages: [Range<UInt>]
     /// What is added to an address in the file's image to get its address in this process.
@@ -75,13 +75,21 @@ package struct LoaderTables: Equatable, Sendable {
     }
 
     /// Where the file's first bytes are mapped (`/proc/self/maps`: the mapping of `path` at
-    /// offset 0).
+    /// offset 0). The path must be the mapping's whole name: another file whose name begins
+    /// with it is not the executable. A replaced executable's name ends in ` (deleted)` there
+    /// as in `/proc/self/exe`'s link, so the two still match.
     private static func mappingStart(of path: String) -> UInt? {
         guard let maps = try? ProcFile.read("/proc/self/maps") else { return nil }
+        return mappingStart(of: path, in: maps)
+    }
+
+    /// ``mappingStart(of:)`` in the text of a `/proc/PID/maps` file.
+    static func mappingStart(of path: String, in maps: String) -> UInt? {
         for line in maps.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 6, UInt(fields[2], radix: 16) == 0,
-                fields[5...].joined(separator: " ").hasPrefix(path),
+            // Address range, permissions, offset, device, inode, then the name after padding.
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count == 6, UInt(fields[2], radix: 16) == 0,
+                fields[5].drop(while: { $0 == " " }) == path,
                 let dash = fields[0].firstIndex(of: "-"), let start = UInt(fields[0][..<dash], radix: 16)
             else { continue }
             return start
