@@ -32,6 +32,22 @@ def test_an_answer_goes_out_when_the_lines_after_it_need_none(server):
         assert c.read_response() == ["OK"]
 
 
+def test_lines_behind_a_library_read_are_answered_after_it(db_server):
+    # `lsinfo` reads the library in the session's task, while `ping` is answered by the
+    # connection's handler as its line arrives: a `ping` that arrives while an `lsinfo` is
+    # being read must still wait its turn. Sent in one go, the lines arrive in reads that end
+    # anywhere, some of them while a listing is under way.
+    rounds = 400
+    with db_server.connect() as c:
+        listing = c.command("lsinfo")
+        assert len(listing) > 1 and listing[-1] == "OK"
+        sender = threading.Thread(target=c.send, args=(b"lsinfo\nping\n" * rounds,))
+        sender.start()
+        answers = [c.read_response() for _ in range(2 * rounds)]
+        sender.join()
+        assert answers == [listing, ["OK"]] * rounds
+
+
 def test_thousands_of_lines_sent_before_any_answer_is_read_are_all_answered(server):
     count = 20000
     with server.connect() as c:

@@ -27,45 +27,101 @@ struct CommandDispatcher: Sendable {
         index: Int,
         invocation: inout CommandInvocation
     ) async -> Result {
+        let definition: CommandDefinition
+        switch prepare(line, index: index, invocation: &invocation) {
+        case .answered(let result): return result
+        case .ready(let ready): definition = ready
+        }
+        if let handler = definition.synchronousHandler {
+            return complete(definition, handler, index: index, invocation: &invocation)
+        }
+        do {
+            return Self.result(of: try await definition.handler(&invocation))
+        } catch {
+            return fail(definition, error, index: index, invocation: &invocation)
+        }
+    }
+
+    /// Runs `line` as ``run(_:index:invocation:)`` does, if that needs no suspension: the
+    /// line's command has a synchronous handler, or the line is answered by an `ACK` before
+    /// any handler runs.
+    /// - Returns: `nil`, with nothing appended to the response, when the command's handler is
+    ///   asynchronous.
+    func runSynchronously(_ line: ArraySlice<UInt8>, index: Int, invocation: inout CommandInvocation) -> Result? {
+        switch prepare(line, index: index, invocation: &invocation) {
+        case .answered(let result):
+            return result
+        case .ready(let definition):
+            guard let handler = definition.synchronousHandler else { return nil }
+            return complete(definition, handler, index: index, invocation: &invocation)
+        }
+    }
+
+    /// What ``prepare(_:index:invocation:)`` made of a line.
+    private enum Preparation {
+        /// The line is answered already (its `ACK` is in the response).
+        case answered(Result)
+        /// The command may run: the invocation holds its name and arguments.
+        case ready(CommandDefinition)
+    }
+
+    /// Tokenizes `line`, looks its command up and checks permission and argument count, as
+    /// MPD does before it calls a handler.
+    private func prepare(
+        _ line: ArraySlice<UInt8>, index: Int, invocation: inout CommandInvocation
+    ) -> Preparation {
         let request: Request
         do {
             request = try Tokenizer.tokenize(line)
         } catch {
             invocation.response.appendRaw(AckLine.format(error.error, index: index, command: ""))
-            if case .badCommandWord = error { return .close }
-            return .failed
+            if case .badCommandWord = error { return .answered(.close) }
+            return .answered(.failed)
         }
         guard let definition = table[request.command] else {
             let error = MPDError(.unknown, "unknown command \(request.command.mpdQuoted)")
             invocation.response.appendRaw(AckLine.format(error, index: index, command: ""))
-            return .failed
+            return .answered(.failed)
         }
         do {
             try definition.check(permissions: invocation.session.permissions, argumentCount: request.arguments.count)
         } catch {
             invocation.response.appendRaw(AckLine.format(error, index: index, command: definition.name))
-            return .failed
+            return .answered(.failed)
         }
         invocation.command = definition.name
         invocation.arguments = request.arguments
         invocation.invalidUTF8Arguments = request.invalidUTF8Arguments
-        let outcome: CommandOutcome
+        return .ready(definition)
+    }
+
+    /// Calls a synchronous handler and turns its outcome or error into a result.
+    private func complete(
+        _ definition: CommandDefinition, _ handler: SynchronousCommandHandler, index: Int,
+        invocation: inout CommandInvocation
+    ) -> Result {
         do {
-            if let handler = definition.synchronousHandler {
-                outcome = try handler(&invocation)
-            } else {
-                outcome = try await definition.handler(&invocation)
-            }
+            return Self.result(of: try handler(&invocation))
         } catch {
-            // Output written before the failure stays in front of the ACK, as in MPD.
-            let mpdError = CommandError.ack(for: error)
-            invocation.response.appendRaw(AckLine.format(mpdError, index: index, command: definition.name))
-            return .failed
+            return fail(definition, error, index: index, invocation: &invocation)
         }
+    }
+
+    /// Appends the `ACK` of a handler's error. Output written before the failure stays in
+    /// front of the `ACK`, as in MPD.
+    private func fail(
+        _ definition: CommandDefinition, _ error: any Error, index: Int, invocation: inout CommandInvocation
+    ) -> Result {
+        let mpdError = CommandError.ack(for: error)
+        invocation.response.appendRaw(AckLine.format(mpdError, index: index, command: definition.name))
+        return .failed
+    }
+
+    private static func result(of outcome: CommandOutcome) -> Result {
         switch outcome {
-        case .ok: return .ok
-        case .close: return .close
-        case .idle(let mask): return .idle(mask)
+        case .ok: .ok
+        case .close: .close
+        case .idle(let mask): .idle(mask)
         }
     }
 }

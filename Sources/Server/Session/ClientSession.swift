@@ -4,11 +4,12 @@ import NIOCore
 
 /// Serves one client connection from greeting to close.
 ///
-/// One task owns the connection and handles its input strictly in order: command lines,
-/// command lists and idle wake-ups (see ``SessionInputHandler``). The task runs on the
-/// connection's event loop (``EventLoopTaskExecutor``) and talks to it through its
-/// ``SessionBridge``. Responses are written as they are produced; the channel's writability
-/// makes a slow reader hold up only its own session.
+/// The connection's input is handled strictly in order: command lines, command lists and idle
+/// wake-ups (see ``SessionInputHandler``). Its ``SessionBridge`` holds the session and handles
+/// what needs no suspension as it arrives; one task, on the connection's event loop
+/// (``EventLoopTaskExecutor``), carries out the rest: commands with asynchronous handlers, in a
+/// command list or not. Responses are written as they are produced; the channel's writability makes
+/// a slow reader hold up only its own session.
 struct ClientSession {
     /// MPD's greeting. The version is the protocol version, the same for every 0.24 release.
     static let greeting = "OK MPD 0.24.0\n"
@@ -33,29 +34,27 @@ struct ClientSession {
         let io = connection.io
         // The session joins the idle bus before the client can read the greeting: an event
         // another client raises right after this client connected is not lost.
-        var loop = SessionLoop(
-            server: server,
-            control: connection.control,
-            session: SessionState(permissions: connection.permissions, isLocal: connection.isLocal),
-            logger: logger,
-            output: ResponseStream { try await io.write($0) }
-        )
+        io.begin(
+            SessionLoop(
+                server: server,
+                control: connection.control,
+                session: SessionState(permissions: connection.permissions, isLocal: connection.isLocal),
+                logger: logger,
+                output: ResponseStream { try await io.write($0) }
+            ))
         do {
             try await io.write(ByteBuffer(string: Self.greeting))
-            while let input = try await io.next() {
-                var step = loop.frame(input)
-                // A command list's lines are collected without a suspension while more are queued.
-                while step == nil, let queued = io.nextQueued() { step = loop.frame(queued) }
-                guard let step else { continue }
-                let keepOpen = try await loop.handle(step) { try await io.write($0) }
-                if !keepOpen { break }
+            // What needs no suspension is handled by the bridge as it arrives; the task
+            // carries out the rest.
+            while let step = try await io.nextStep() {
+                guard try await io.perform(step) else { break }
             }
         } catch is LineDecoder.LineTooLong {
             logger.info("closing connection: Input buffer is full")
         } catch {
             logger.debug("connection ended: \(error)")
         }
-        loop.finish()
+        io.end()?.finish()
         io.close()
         logger.debug("client disconnected")
     }

@@ -59,6 +59,19 @@ package struct SessionLoop {
         case idleWake
         /// What the framer made of a line.
         case line(RequestFramer.Action)
+        /// The rest of a command list, from line `from` on: the lines before it ran in
+        /// ``handleImmediately(_:)``, their answers wait in the response, and the idle bus still
+        /// holds the list's changes (``IdleBus/beginCommandList()``).
+        case listRemainder(CommandListLines, okMode: Bool, from: Int)
+    }
+
+    /// What ``handleImmediately(_:)`` did with a step.
+    enum Handling {
+        /// The step is done, its answer waits in ``takeAnswer()``; `false` when the connection
+        /// must be closed.
+        case handled(keepOpen: Bool)
+        /// What is left of the step needs ``handleSuspending(_:write:)``.
+        case needsTask(Step)
     }
 
     /// Frames `input` without waiting: a line that only adds to a command list being collected
@@ -76,7 +89,8 @@ package struct SessionLoop {
         }
     }
 
-    /// Handles one input: ``frame(_:)`` and ``handle(_:write:)``.
+    /// Handles one input: ``frame(_:)``, then ``handleImmediately(_:)`` or, when that cannot,
+    /// ``handleSuspending(_:write:)``.
     /// - Parameter write: sends bytes to the client, waiting while its buffer is full.
     /// - Returns: `false` when the connection must be closed.
     nonisolated(nonsending) package mutating func handle(
@@ -84,89 +98,148 @@ package struct SessionLoop {
         write: nonisolated(nonsending) (ByteBuffer) async throws -> Void
     ) async throws -> Bool {
         guard let step = frame(input) else { return true }
-        return try await handle(step, write: write)
+        switch handleImmediately(step) {
+        case .handled(let keepOpen):
+            let answer = takeAnswer()
+            if answer.readableBytes > 0 { try await write(answer) }
+            return keepOpen
+        case .needsTask(let rest):
+            return try await handleSuspending(rest, write: write)
+        }
     }
 
-    /// Carries out what a framed input asks for.
+    /// Carries out what of a framed step needs no suspension: an idle wake-up, `noidle`, a
+    /// close, a command whose handler is synchronous (``CommandDefinition/synchronousHandler``)
+    /// or is answered by an `ACK` before it runs, and a command list up to its first command
+    /// with an asynchronous handler. Its answer waits in ``takeAnswer()``.
     ///
-    /// `nonisolated(nonsending)`, as are the steps below and the dispatcher's `run`: they stay
-    /// on the caller's executor, the connection's event loop, where a plain nonisolated async
-    /// function would go through an executor switch (which reads the task's preferred executor
-    /// under its status lock) on every call and return, several times per command.
-    /// - Parameter write: sends bytes to the client, waiting while its buffer is full.
-    /// - Returns: `false` when the connection must be closed.
-    nonisolated(nonsending) mutating func handle(
-        _ step: Step,
-        write: nonisolated(nonsending) (ByteBuffer) async throws -> Void
-    ) async throws -> Bool {
+    /// The connection's ``SessionBridge`` runs these as their lines arrive, on the event loop,
+    /// without resuming the session's task, which cost the server a sixth of its CPU for a
+    /// `ping` after a pause (docs/benchmarks.md).
+    mutating func handleImmediately(_ step: Step) -> Handling {
         switch step {
         case .idleWake:
-            guard let mask = idleMask else { return true }
+            guard let mask = idleMask else { return .handled(keepOpen: true) }
             let ready = inbox.collect(mask)
             if ready.isEmpty {
                 // A wake-up that belonged to an earlier idle: keep waiting.
-                if let late = inbox.beginWaiting(for: mask) { try await answerIdle(late, write: write) }
-                return true
+                if let late = inbox.beginWaiting(for: mask) { answerIdle(late) }
+                return .handled(keepOpen: true)
             }
-            try await answerIdle(ready, write: write)
-            return true
-        case .line(let action):
-            return try await perform(action, write: write)
-        }
-    }
-
-    nonisolated(nonsending) private mutating func perform(
-        _ action: RequestFramer.Action, write: nonisolated(nonsending) (ByteBuffer) async throws -> Void
-    ) async throws -> Bool {
-        switch action {
-        case .close(let reason):
+            answerIdle(ready)
+            return .handled(keepOpen: true)
+        case .line(.close(let reason)):
             logger.info("closing connection: \(reason)")
-            return false
-        case .collect:
-            return true
-        case .noidle:
-            guard idleMask != nil else { return true }
+            return .handled(keepOpen: false)
+        case .line(.collect):
+            return .handled(keepOpen: true)
+        case .line(.noidle):
+            guard idleMask != nil else { return .handled(keepOpen: true) }
             inbox.cancelWaiting()
             idleMask = nil
             control.setIdling(false)
-            try await write(ByteBuffer(string: "OK\n"))
-            return true
-        case .execute(let bytes):
-            let result = await dispatcher.run(bytes[...], index: 0, invocation: &invocation)
-            if result == .ok { invocation.response.appendConstant("OK\n") }
-            return try await finish(result, response: invocation.response.take(), write: write)
-        case .executeList(let lines, let okMode):
+            invocation.response.appendConstant("OK\n")
+            return .handled(keepOpen: true)
+        case .line(.execute(let bytes)):
+            guard let result = dispatcher.runSynchronously(bytes[...], index: 0, invocation: &invocation) else {
+                return .needsTask(step)
+            }
+            return .handled(keepOpen: conclude(result))
+        case .line(.executeList(let lines, let okMode)):
             // One change to the idle clients, however many commands of the list changed things.
             server.idleBus.beginCommandList()
-            defer { server.idleBus.endCommandList() }
-            for (index, line) in lines.enumerated() {
-                let result = await dispatcher.run(line, index: index, invocation: &invocation)
-                guard result == .ok else {
-                    return try await finish(result, response: invocation.response.take(), write: write)
+            for index in lines.indices {
+                guard let result = dispatcher.runSynchronously(lines[index], index: index, invocation: &invocation)
+                else { return .needsTask(.listRemainder(lines, okMode: okMode, from: index)) }
+                if let keepOpen = listLineDone(result, okMode: okMode) {
+                    server.idleBus.endCommandList()
+                    return .handled(keepOpen: keepOpen)
                 }
-                if okMode { invocation.response.appendConstant("list_OK\n") }
             }
+            server.idleBus.endCommandList()
             invocation.response.appendConstant("OK\n")
-            try await write(invocation.response.take())
-            return true
+            return .handled(keepOpen: true)
+        case .listRemainder:
+            return .needsTask(step)
         }
     }
 
-    /// Writes a command's response and carries out what its result asks for.
-    nonisolated(nonsending) private mutating func finish(
-        _ result: CommandDispatcher.Result,
-        response: ByteBuffer,
+    /// The answer ``handleImmediately(_:)`` left, to be written; empty when there is none.
+    mutating func takeAnswer() -> ByteBuffer {
+        invocation.response.take()
+    }
+
+    /// Carries out a framed step, suspending where it must: a command's asynchronous handler,
+    /// and a write while the client's buffer is full.
+    ///
+    /// `nonisolated(nonsending)`, as is the dispatcher's `run`: they stay on the caller's
+    /// executor, the connection's event loop, where a plain nonisolated async function would
+    /// go through an executor switch (which reads the task's preferred executor under its
+    /// status lock) on every call and return, several times per command.
+    /// - Parameter write: sends bytes to the client, waiting while its buffer is full.
+    /// - Returns: `false` when the connection must be closed.
+    nonisolated(nonsending) mutating func handleSuspending(
+        _ step: Step,
         write: nonisolated(nonsending) (ByteBuffer) async throws -> Void
     ) async throws -> Bool {
-        if response.readableBytes > 0 { try await write(response) }
+        let keepOpen: Bool
+        switch step {
+        case .line(.execute(let bytes)):
+            keepOpen = conclude(await dispatcher.run(bytes[...], index: 0, invocation: &invocation))
+        case .line(.executeList(let lines, let okMode)):
+            server.idleBus.beginCommandList()
+            keepOpen = await executeList(lines, okMode: okMode, from: 0)
+        case .listRemainder(let lines, let okMode, let index):
+            keepOpen = await executeList(lines, okMode: okMode, from: index)
+        default:
+            switch handleImmediately(step) {
+            case .handled(let done): keepOpen = done
+            case .needsTask(let rest): return try await handleSuspending(rest, write: write)
+            }
+        }
+        let answer = takeAnswer()
+        if answer.readableBytes > 0 { try await write(answer) }
+        return keepOpen
+    }
+
+    /// Runs a command list's lines from `index` on, each as ``CommandDispatcher`` runs a line,
+    /// leaves the answer in the response, and ends the list's ``IdleBus/beginCommandList()``.
+    nonisolated(nonsending) private mutating func executeList(
+        _ lines: CommandListLines, okMode: Bool, from index: Int
+    ) async -> Bool {
+        defer { server.idleBus.endCommandList() }
+        for index in lines.indices[index...] {
+            let result = await dispatcher.run(lines[index], index: index, invocation: &invocation)
+            if let keepOpen = listLineDone(result, okMode: okMode) { return keepOpen }
+        }
+        invocation.response.appendConstant("OK\n")
+        return true
+    }
+
+    /// Ends a list's line: `list_OK` in `command_list_ok_begin` after a success; after a
+    /// failure, the list's end (``conclude(_:)``).
+    /// - Returns: `nil` when the list goes on, else whether the connection stays open.
+    private mutating func listLineDone(_ result: CommandDispatcher.Result, okMode: Bool) -> Bool? {
+        guard result == .ok else { return conclude(result) }
+        if okMode { invocation.response.appendConstant("list_OK\n") }
+        return nil
+    }
+
+    /// Ends a command's answer as its result asks: `OK`, nothing more after an `ACK`, or the
+    /// start of an idle (answered at once when an event is already waiting).
+    /// - Returns: `false` when the connection must be closed.
+    private mutating func conclude(_ result: CommandDispatcher.Result) -> Bool {
         switch result {
-        case .ok, .failed:
+        case .ok:
+            invocation.response.appendConstant("OK\n")
+            return true
+        case .failed:
             return true
         case .close:
             return false
         case .idle(let mask):
             if let ready = inbox.beginWaiting(for: mask) {
-                try await answerIdle(ready, write: write)
+                answerIdle(ready)
             } else {
                 idleMask = mask
                 control.setIdling(true)
@@ -175,18 +248,13 @@ package struct SessionLoop {
         }
     }
 
-    nonisolated(nonsending) private mutating func answerIdle(
-        _ subsystems: IdleSubsystems, write: nonisolated(nonsending) (ByteBuffer) async throws -> Void
-    )
-        async throws
-    {
-        var response = ResponseBuffer()
-        for name in subsystems.memberNames { response.append("changed", name) }
-        response.appendConstant("OK\n")
+    /// Appends the answer to an idle: the subsystems that changed.
+    private mutating func answerIdle(_ subsystems: IdleSubsystems) {
+        for name in subsystems.memberNames { invocation.response.append("changed", name) }
+        invocation.response.appendConstant("OK\n")
         if idleMask != nil {
             idleMask = nil
             control.setIdling(false)
         }
-        try await write(response.bytes)
     }
 }
