@@ -25,18 +25,34 @@ package struct Song: Sendable, Equatable {
     /// The duration in seconds, when known.
     package var duration: Double?
     /// The tags in the order MPD reports them for the file's format (file order for Vorbis
-    /// comments), which is the order song blocks print.
-    package var tags: [TagValue]
+    /// comments), which is the order song blocks print; packed in one buffer.
+    package var packedTags: PackedTagList
+
+    /// The tags, decoded from ``packedTags``: each read builds an array and its strings.
+    package var tags: [TagValue] {
+        get { packedTags.values }
+        set { packedTags = PackedTagList(newValue) }
+    }
 
     /// Creates a song.
     package init(
         uri: String, lastModified: Int64, added: Int64, audioFormat: String?, duration: Double?, tags: [TagValue]
+    ) {
+        self.init(
+            uri: uri, lastModified: lastModified, added: added, audioFormat: audioFormat, duration: duration,
+            packedTags: PackedTagList(tags))
+    }
+
+    /// Creates a song with its tags already packed.
+    package init(
+        uri: String, lastModified: Int64, added: Int64, audioFormat: String?, duration: Double?,
+        packedTags: PackedTagList
     ) {
         self.uri = uri
         self.lastModified = lastModified
         self.added = added
         self.audioFormat = audioFormat
         self.duration = duration
-        self.tags = tags
+        self.packedTags = packedTags
     }
 }

@@ -13,29 +13,52 @@ struct PackedTagsTests {
         let values = tags(
             (.title, "T"), (.artist, ""), (.comment, long), (.comment, huge), (.musicBrainzReleaseGroupID, "坂本"))
         let blob = PackedTags.encode(values)
-        #expect(blob.withUnsafeBytes(PackedTags.decode) == values)
+        #expect(blob.withUnsafeBytes(decode) == values)
     }
 
-    /// A queued song keeps its decoded array as long as it is queued: room for 16 values
-    /// where 9 are would be 168 bytes per song for nothing.
+    /// A song's tags decoded for a caller that keeps them: room for 16 values where 9 are
+    /// would be 168 bytes for nothing.
     @Test func decodingSizesTheArrayToItsValues() {
         let values = tags(
             (.artist, "A"), (.albumArtist, "B"), (.album, "C"), (.title, "D"), (.track, "1"), (.disc, "1"),
             (.genre, "Rock"), (.date, "1999"), (.composer, "E"))
-        let decoded = PackedTags.encode(values).withUnsafeBytes(PackedTags.decode)
+        let decoded = PackedTags.encode(values).withUnsafeBytes(decode)
         #expect(decoded == values && decoded.capacity < 16)
     }
 
     @Test func aTruncatedBlobEndsAtTheDamagedValue() {
         let blob = PackedTags.encode(tags((.title, "complete"), (.artist, "cut short")))
-        let decoded = blob.dropLast(3).withUnsafeBytes(PackedTags.decode)
+        let decoded = blob.dropLast(3).withUnsafeBytes(decode)
         #expect(decoded == tags((.title, "complete")))
     }
 
     @Test func unknownTagNumbersAreSkipped() {
         var blob = Data([200, 1, UInt8(ascii: "?")])
         blob.append(PackedTags.encode(tags((.genre, "Jazz"))))
-        #expect(blob.withUnsafeBytes(PackedTags.decode) == tags((.genre, "Jazz")))
+        #expect(blob.withUnsafeBytes(decode) == tags((.genre, "Jazz")))
+    }
+}
+
+@Suite("A song's packed tags")
+struct PackedTagListTests {
+    @Test func aSongReadsBackItsTagsAndTheFirstOfAType() {
+        let values = tags((.artist, "A"), (.title, "T"), (.artist, "B"), (.comment, String(repeating: "c", count: 300)))
+        var song = Song(uri: "a.flac", lastModified: 1, added: 2, audioFormat: nil, duration: nil, tags: values)
+        #expect(song.tags == values)
+        #expect(song.packedTags.first(.artist) == "A" && song.packedTags.first(.album) == nil)
+        song.tags.append(TagValue(.album, "L"))
+        #expect(song.tags == values + tags((.album, "L")))
+        #expect(
+            song == Song(uri: "a.flac", lastModified: 1, added: 2, audioFormat: nil, duration: nil, tags: song.tags))
+    }
+
+    @Test func aCopiedBlobLeavesOutUnknownNumbersAndADamagedEnd() {
+        var blob = Data([200, 1, UInt8(ascii: "?")])
+        blob.append(PackedTags.encode(tags((.genre, "Jazz"), (.title, "cut short"))))
+        let copied = blob.dropLast(3).withUnsafeBytes { PackedTagList(copying: $0) }
+        #expect(copied == PackedTagList(tags((.genre, "Jazz"))))
+        let whole = PackedTags.encode(tags((.genre, "Jazz"))).withUnsafeBytes { PackedTagList(copying: $0) }
+        #expect(whole == PackedTagList(tags((.genre, "Jazz"))))
     }
 }
 
@@ -118,7 +141,7 @@ struct RowVisitorTests {
                 try withUnsafeMutablePointer(to: &collected) { pointer in
                     let visitor = RowVisitor(
                         function: { context, blob, count, duration in
-                            let tags = PackedTags.decode(UnsafeRawBufferPointer(start: blob, count: count))
+                            let tags = decode(UnsafeRawBufferPointer(start: blob, count: count))
                             context.assumingMemoryBound(to: Collected.self).pointee.rows.append((tags, duration))
                         }, context: UnsafeMutableRawPointer(pointer))
                     try RowVisitor.run(
@@ -140,4 +163,9 @@ struct RowVisitorTests {
             }
         }
     }
+}
+
+/// The tags of a blob, as a song read from the library holds them.
+private func decode(_ blob: UnsafeRawBufferPointer) -> [TagValue] {
+    PackedTagList(copying: blob).values
 }

@@ -35,7 +35,7 @@ extension Song {
         self.init(
             uri: String(decoding: record.uri, as: UTF8.self), lastModified: record.lastModified, added: record.added,
             audioFormat: record.audioFormat.map { String(decoding: $0, as: UTF8.self) }, duration: record.duration,
-            tags: PackedTags.decode(record.packedTags)
+            packedTags: PackedTagList(copying: record.packedTags)
         )
     }
 }

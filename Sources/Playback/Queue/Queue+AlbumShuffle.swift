@@ -13,9 +13,9 @@ extension Queue {
     func albumKey(atPosition position: Int) -> AlbumKey? {
         var album: String?
         var albumArtist = ""
-        for tag in song(at: position).tags {
-            if tag.type == .album && album == nil { album = tag.value }
-            if tag.type == .albumArtist && albumArtist.isEmpty { albumArtist = tag.value }
+        song(at: position).packedTags.forEach { type, value in
+            if type == .album && album == nil { album = String(decoding: value, as: UTF8.self) }
+            if type == .albumArtist && albumArtist.isEmpty { albumArtist = String(decoding: value, as: UTF8.self) }
         }
         return album.map { AlbumKey(album: $0, albumArtist: albumArtist) }
     }
@@ -29,13 +29,8 @@ extension Queue {
     }
 
     private func albumPlace(atPosition position: Int) -> (disc: Int, track: Int) {
-        var disc: String?
-        var track: String?
-        for tag in song(at: position).tags {
-            if tag.type == .disc && disc == nil { disc = tag.value }
-            if tag.type == .track && track == nil { track = tag.value }
-        }
-        return (TagNumber.leading(disc), TagNumber.leading(track))
+        let tags = song(at: position).packedTags
+        return (TagNumber.leading(tags.first(.disc)), TagNumber.leading(tags.first(.track)))
     }
 
     /// Shuffles `range` of the play order album by album: gathers each album's songs in album

@@ -25,8 +25,8 @@ enum SongPrinter {
             appendTimestamp("Added", song.added, to: &response)
         }
         if let format = song.audioFormat { response.append("Format", format) }
-        for tag in song.tags where tags.contains(tag.type) {
-            response.append(tag.type.name, tag.value)
+        song.packedTags.forEach { type, value in
+            if tags.contains(type) { response.append(type.name, bytes: value) }
         }
         if let duration = song.duration { appendDuration(duration, to: &response) }
     }
