@@ -113,18 +113,4 @@ import Testing
         #expect(before.map { $0.song.uri } == ["0.flac", "1.flac", "2.flac", "3.flac"])
         #expect(names(queue) == [2, 3, 0])
     }
-
-    /// Songs added in bulk to a short queue take only the room they need: appended one by one,
-    /// the arrays would keep up to half their room unused for as long as the songs are queued.
-    @Test func aBulkAddThatAtLeastDoublesTheQueueReservesWhatItNeeds() {
-        var queue = Queue(maximumLength: 20_000, seed: 1)
-        queue.reserveCapacity(adding: 10_000)
-        for number in 0..<10_000 { queue.append(song(number)) }
-        #expect(queue.count == 10_000 && queue.items.capacity < 10_100 && queue.order.capacity < 10_100)
-        // A small addition grows the arrays as appending does, by doubling.
-        queue.reserveCapacity(adding: 10)
-        #expect(queue.items.capacity < 10_100)
-        queue.append(song(10_000))
-        #expect(queue.items.capacity > 15_000)
-    }
 }

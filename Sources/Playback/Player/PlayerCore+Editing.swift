@@ -27,8 +27,6 @@ extension PlayerCore {
     /// - Parameter ids: receives the new entries' ids, those that fitted when the queue fills.
     /// - Throws: ``QueueError/tooLarge`` when the queue is full.
     private mutating func appendEach(_ songs: [Song], ids: inout [Int]) throws(QueueError) {
-        queue.reserveCapacity(adding: songs.count)
-        ids.reserveCapacity(songs.count)
         guard queue.random && queue.shuffleMode == .albums && songs.count > 1 else {
             for song in songs { ids.append(try append(song)) }
             return

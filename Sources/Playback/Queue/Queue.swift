@@ -120,21 +120,6 @@ package struct Queue: Sendable {
     /// Marks the entry at `position` as changed in the current version.
     package mutating func touch(position: Int) { items[position].version = version }
 
-    /// Makes room for `count` more entries at once when they at least double the queue.
-    ///
-    /// Appended one by one, the arrays grow by doubling and keep up to half their room unused
-    /// for as long as the songs are queued: after `add ""` of 10,000 songs, room for 6,384
-    /// more songs of about a hundred bytes each. Smaller additions grow as before, so that many
-    /// of them in a row do not reallocate each time.
-    package mutating func reserveCapacity(adding count: Int) {
-        let total = min(items.count + count, maximumLength)
-        guard count >= items.count, total > items.capacity else { return }
-        items.reserveCapacity(total)
-        songs.reserveCapacity(total)
-        order.reserveCapacity(total)
-        positionByID.reserveCapacity(min(max(positionByID.count, nextID) + count, idLimit))
-    }
-
     /// Appends a song at the end of position and play order; returns the new entry's id.
     /// - Precondition: the queue is not full.
     @discardableResult
