@@ -125,6 +125,14 @@ package final class PlayerController: Sendable {
                 if state != .stop {
                     let track = pipelineStatus.track
                     status.elapsed = max(0, pipelineStatus.elapsed - (track?.start ?? entry.range.start))
+                    if let track, track.token != entry.id, let queued = core.queued,
+                        core.queue.id(atOrder: queued) == track.token, let played = entry.playedDuration
+                    {
+                        // The pipeline has gone on to the next song and its event is on its way
+                        // to the player: the current song has ended. The next song's position
+                        // would put `elapsed` a whole song back for that moment.
+                        status.elapsed = played
+                    }
                     status.duration = entry.playedDuration
                     status.bitrate = pipelineStatus.bitrate
                     status.audioFormat = entry.song.audioFormat
