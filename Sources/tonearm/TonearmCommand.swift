@@ -80,9 +80,17 @@ struct TonearmCommand: AsyncParsableCommand {
             settings: settings, configFile: loaded.file, musicDirectoryFromCommandLine: musicDirectory != nil,
             logger: logger)
 
-        try await ServerAssembly(
-            settings: settings, logger: logger, notifier: notifier, summary: summary, logSink: sink
-        ).run()
+        do {
+            try await ServerAssembly(
+                settings: settings, logger: logger, notifier: notifier, summary: summary, logSink: sink
+            ).run()
+        } catch {
+            // Left to ArgumentParser, the message would go out a byte at a time (`putc` on the
+            // unbuffered stderr), and a line that another thread logs meanwhile would land in
+            // the middle of it. One write keeps it whole.
+            FileHandle.standardError.write(Data("tonearm: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
     }
 }
 

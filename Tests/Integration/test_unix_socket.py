@@ -19,6 +19,11 @@ def unix_config(path) -> str:
     return f'bind_to_address "{path}"\n'
 
 
+def lines_of(failure) -> list[str]:
+    """The lines of a failed start's log (`tonearm exited with N:` and the server's standard error)."""
+    return str(failure.value).splitlines()
+
+
 def test_the_socket_file_is_mode_0666_and_goes_away_on_stop(make_tonearm, tmp_path):
     path = tmp_path / "tonearm.sock"
     server = make_tonearm(unix_config(path))
@@ -55,7 +60,7 @@ def test_a_file_that_is_not_a_socket_is_left_alone(make_tonearm, tmp_path):
     with pytest.raises(RuntimeError) as failure:
         make_tonearm(unix_config(path))
     assert "tonearm exited with 1" in str(failure.value)
-    assert f"{path} exists and is not a socket; not removing it" in str(failure.value)
+    assert f"tonearm: {path} exists and is not a socket; not removing it" in lines_of(failure)
     assert path.read_text() == "not a socket\n"
 
 
@@ -65,10 +70,23 @@ def test_the_socket_of_a_running_server_is_not_taken(make_tonearm, tmp_path):
     with pytest.raises(RuntimeError) as failure:
         make_tonearm(unix_config(path))
     assert "tonearm exited with 1" in str(failure.value)
-    assert f"{path} is in use: another server is listening on it" in str(failure.value)
+    # A whole line: the server's other threads may still be logging as it gives up.
+    assert f"tonearm: {path} is in use: another server is listening on it" in lines_of(failure)
     with Connection.connect_unix(path) as c:
         assert c.command("ping") == ["OK"]
     assert first.process.poll() is None
+
+
+def test_a_server_that_cannot_listen_logs_no_other_error(make_tonearm, tmp_path):
+    """Giving up stops the parts already running (the smart playlists' first look among them);
+    their being stopped is not an error of theirs to log."""
+    path = tmp_path / "tonearm.sock"
+    make_tonearm(unix_config(path))
+    with pytest.raises(RuntimeError) as failure:
+        make_tonearm(unix_config(path) + 'default_smart_playlists "yes"\n')
+    errors = [line for line in lines_of(failure) if " error tonearm: " in line]
+    assert errors == []
+    assert f"tonearm: {path} is in use: another server is listening on it" in lines_of(failure)
 
 
 def test_unix_clients_are_local_and_tcp_clients_are_not(make_tonearm, tmp_path):

@@ -68,7 +68,8 @@ class _Server:
                                             stderr=writer, cwd=self.workdir, env=env)
         finally:
             os.close(writer)
-        threading.Thread(target=self._collect, args=(os.fdopen(reader, "rb"),), daemon=True).start()
+        self._collector = threading.Thread(target=self._collect, args=(os.fdopen(reader, "rb"),), daemon=True)
+        self._collector.start()
 
     def _collect(self, stream):
         with stream:
@@ -153,7 +154,7 @@ class TonearmServer(_Server):
                 self.port = ports[0]
                 return self
             if self.process.poll() is not None:
-                time.sleep(0.1)  # let the log reader finish
+                self._collector.join(timeout=5)  # the log, to its end
                 raise RuntimeError(f"tonearm exited with {self.process.returncode}:\n{self.log_text()}")
             time.sleep(0.02)
         self.process.kill()

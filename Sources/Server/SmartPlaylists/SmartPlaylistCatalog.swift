@@ -157,6 +157,10 @@ package final class SmartPlaylistCatalog: Sendable {
         for entry in entries() {
             do {
                 current[entry.name] = try await songURIs(entry.definition).hashValue
+            } catch is CancellationError {
+                // The server is stopping, or could not start: not the playlist's fault, and the
+                // contents seen last stay as they were.
+                return false
             } catch {
                 logger.error(
                     "cannot evaluate the smart playlist \"\(entry.name)\": \(CommandError.ack(for: error).message)")
