@@ -32,6 +32,10 @@ clock test. Where MPD differs, the test says so:
   the sound server's own latency: the output thread's wait for room ends at the pause.
 - After a `play` that fails while the sound server is away, MPD's `status` shows elapsed 0.000,
   though the next `play` resumes where it was; Tonearm's elapsed stays put.
+- At a song border MPD's `status` can show the old song with the new one's elapsed (0.000), a
+  whole song back, for the moment its player thread has moved on and its main thread has not
+  heard of it (seen in `make test` runs; test_playback.py polls for it on purpose). The clock test
+  leaves such samples out for MPD; Tonearm reads the old song as ended then, and must not show it.
 """
 import signal
 import statistics
@@ -228,10 +232,15 @@ def test_a_queue_plays_bit_exact_and_elapsed_follows_the_clock(start_server, pul
 
     # elapsed against the wall clock.
     points = []  # (wall time, position in the queue − wall time, call duration)
+    furthest, jumps = 0.0, []
     for before, after, s in samples:
         if s["state"] != "play":
             continue
         position = int(s["song"]) * seconds + float(s["elapsed"])
+        if kind == "mpd" and position < furthest - seconds / 2:
+            jumps.append(position)  # MPD only: the old song with the new one's elapsed, at a border
+            continue
+        furthest = max(furthest, position)
         middle = (before + after) / 2
         points.append((middle, position - middle, after - before, position))
     first_play = points[0][0]
@@ -247,7 +256,7 @@ def test_a_queue_plays_bit_exact_and_elapsed_follows_the_clock(start_server, pul
     print(f"{kind}: {len(points)} samples, {len(medians)} windows, largest drift {drift * 1000:.1f} ms, "
           f"last {(medians[-1] - reference) * 1000:.1f} ms over {steady[-1][0] - first_play:.0f} s, "
           f"spread {(max(p[1] for p in steady) - min(p[1] for p in steady)) * 1000:.0f} ms, "
-          f"slowest status {max(p[2] for p in points) * 1000:.0f} ms")
+          f"slowest status {max(p[2] for p in points) * 1000:.0f} ms, a song back at {jumps}")
     assert abs(drift) <= 0.050, f"elapsed drifted {drift * 1000:.1f} ms from the wall clock"
     for middle, offset, duration, position in steady:
         assert abs(offset - reference) <= 0.050 + PERIOD + duration / 2, (

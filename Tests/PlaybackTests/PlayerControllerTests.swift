@@ -79,6 +79,19 @@ final class ScriptedPipeline: AudioPipeline {
         for event in events { handler?(generation, event) }
     }
 
+    /// The current track reaches its end and the queued one takes over (or, with none queued,
+    /// the pipeline runs out), as at `endTrack()`, but the event (`.started`, `.finished`) is
+    /// still on its way: it goes out when the returned closure is called.
+    func moveOnBeforeTelling() -> () -> Void {
+        let (handler, generation, event) = state.withLock { s in
+            let next = s.next
+            s.track = next
+            s.next = nil
+            return (s.handler, s.generation, next.map(PipelineEvent.started) ?? .finished)
+        }
+        return { handler?(generation, event) }
+    }
+
     var queuedToken: Int? { state.withLock { $0.next?.token } }
     var playingToken: Int? { state.withLock { $0.track?.token } }
 }
@@ -345,6 +358,47 @@ func makePlayer(songs: Int, mixer: Bool = false) -> (PlayerController, ScriptedP
         #expect(plays.map(\.token) == [1, 1])
         #expect(plays.last?.offset == 1.5)
         #expect(player.status.state == .play)
+    }
+
+    /// The pipeline goes on to the queued song by itself and tells the player through an
+    /// event: until the event arrives, the song the player calls current reads as played to
+    /// its end (10 s), not at the next song's position (1.5 s, a whole song back).
+    @Test func theSongThePipelineLeftReadsAsEndedUntilThePlayerHearsOfIt() throws {
+        let (player, pipeline, _) = makePlayer(songs: 3)
+        try player.play(position: 0)
+        #expect(player.status.current?.id == 1)
+        #expect(player.status.elapsed == 1.5)
+        let tell = pipeline.moveOnBeforeTelling()
+        #expect(player.status.current?.id == 1)
+        #expect(player.status.elapsed == 10)
+        tell()
+        #expect(player.status.current?.id == 2)
+        #expect(player.status.elapsed == 1.5)
+    }
+
+    /// The same when the pipeline runs out after the last song: it reads as ended, not at 0,
+    /// until the player hears of it and stops.
+    @Test func theLastSongReadsAsEndedUntilThePlayerHearsThePipelineRanOut() throws {
+        let (player, pipeline, _) = makePlayer(songs: 2)
+        try player.play(position: 1)
+        let tell = pipeline.moveOnBeforeTelling()
+        #expect(player.status.state == .play)
+        #expect(player.status.current?.id == 2)
+        #expect(player.status.elapsed == 10)
+        tell()
+        #expect(player.status.state == .stop)
+    }
+
+    /// A relative `seekcur` in that moment counts from the end of the song that ended, as
+    /// `status` shows it: past its end, which plays the next song, rather than back into it.
+    @Test func aRelativeSeekAtTheBorderCountsFromTheEndedSong() throws {
+        let (player, pipeline, _) = makePlayer(songs: 3)
+        try player.play(position: 0)
+        _ = pipeline.moveOnBeforeTelling()
+        try player.seekCurrent(2, relative: true)
+        let last = pipeline.state.withLock { $0.plays.last! }
+        #expect(last.token == 1)
+        #expect(last.offset == 12)
     }
 
     /// The pipeline pauses for its outputs at once and tells the player through an event: in

@@ -123,16 +123,7 @@ package final class PlayerController: Sendable {
                 let entry = core.queue.entry(atOrder: index)
                 status.current = (core.queue.position(atOrder: index), entry.id)
                 if state != .stop {
-                    let track = pipelineStatus.track
-                    status.elapsed = max(0, pipelineStatus.elapsed - (track?.start ?? entry.range.start))
-                    if let track, track.token != entry.id, let queued = core.queued,
-                        core.queue.id(atOrder: queued) == track.token, let played = entry.playedDuration
-                    {
-                        // The pipeline has gone on to the next song and its event is on its way
-                        // to the player: the current song has ended. The next song's position
-                        // would put `elapsed` a whole song back for that moment.
-                        status.elapsed = played
-                    }
+                    status.elapsed = core.elapsed(ofEntryAtOrder: index, in: pipelineStatus)
                     status.duration = entry.playedDuration
                     status.bitrate = pipelineStatus.bitrate
                     status.audioFormat = entry.song.audioFormat

@@ -346,8 +346,8 @@ struct PlayerCore: Sendable {
         var target = time
         if relative {
             let status = pipeline.status
-            guard status.state != .stop, let track = status.track else { throw .notPlaying }
-            target += (status.elapsed - track.start).rounded(.towardZero)
+            guard status.state != .stop, status.track != nil, let current else { throw .notPlaying }
+            target += elapsed(ofEntryAtOrder: current, in: status).rounded(.towardZero)
         }
         if isLiveStream(atPosition: position), target > 0 {
             refuseSeek()
