@@ -70,10 +70,12 @@ def ask(server, line: str) -> list[bytes]:
 
 
 def prepare(server):
-    """A queue that plays, two stored playlists and two stickers."""
+    """A queue that plays, two stored playlists and two stickers. The song plays over and over
+    (`repeat` with `single`): a current song that moved on with the clock would be another one
+    on each server by the time a line names a position relative to it."""
     for line in ['add "Various"', 'add "intro.flac"', 'save "keep"', 'playlistadd "other" "intro.flac"',
                  'sticker set song "intro.flac" rating 5', 'sticker set song "Various/Duets/01 Duet.flac" x y',
-                 "repeat 1", "play 0"]:
+                 "repeat 1", "single 1", "play 0"]:
         assert ask(server, line)[-1] == b"OK", line
 
 
