@@ -27,33 +27,45 @@ struct CommandDispatcher: Sendable {
         index: Int,
         invocation: inout CommandInvocation
     ) async -> Result {
-        let definition: CommandDefinition
+        switch runSynchronously(line, index: index, invocation: &invocation) {
+        case .done(let result): result
+        case .suspends(let definition): await runPrepared(definition, index: index, invocation: &invocation)
+        }
+    }
+
+    /// How ``runSynchronously(_:index:invocation:)`` left a line.
+    enum SynchronousRun {
+        /// The line ran, or was answered by an `ACK` before any handler ran.
+        case done(Result)
+        /// The line's command has an asynchronous handler, which has not run: the command is
+        /// looked up and checked, the invocation holds its name and arguments, and
+        /// ``runPrepared(_:index:invocation:)`` runs it. Nothing was appended to the response.
+        case suspends(CommandDefinition)
+    }
+
+    /// Runs `line` as ``run(_:index:invocation:)`` does, as far as that needs no suspension:
+    /// all of it when the line's command has a synchronous handler or the line is answered by
+    /// an `ACK` before any handler runs.
+    func runSynchronously(_ line: ArraySlice<UInt8>, index: Int, invocation: inout CommandInvocation) -> SynchronousRun
+    {
         switch prepare(line, index: index, invocation: &invocation) {
-        case .answered(let result): return result
-        case .ready(let ready): definition = ready
+        case .answered(let result):
+            return .done(result)
+        case .ready(let definition):
+            guard let handler = definition.synchronousHandler else { return .suspends(definition) }
+            return .done(complete(definition, handler, index: index, invocation: &invocation))
         }
-        if let handler = definition.synchronousHandler {
-            return complete(definition, handler, index: index, invocation: &invocation)
-        }
+    }
+
+    /// Runs the asynchronous handler of a command that ``runSynchronously(_:index:invocation:)``
+    /// prepared in this `invocation`, which nothing else used since.
+    nonisolated(nonsending) func runPrepared(
+        _ definition: CommandDefinition, index: Int, invocation: inout CommandInvocation
+    ) async -> Result {
         do {
             return Self.result(of: try await definition.handler(&invocation))
         } catch {
             return fail(definition, error, index: index, invocation: &invocation)
-        }
-    }
-
-    /// Runs `line` as ``run(_:index:invocation:)`` does, if that needs no suspension: the
-    /// line's command has a synchronous handler, or the line is answered by an `ACK` before
-    /// any handler runs.
-    /// - Returns: `nil`, with nothing appended to the response, when the command's handler is
-    ///   asynchronous.
-    func runSynchronously(_ line: ArraySlice<UInt8>, index: Int, invocation: inout CommandInvocation) -> Result? {
-        switch prepare(line, index: index, invocation: &invocation) {
-        case .answered(let result):
-            return result
-        case .ready(let definition):
-            guard let handler = definition.synchronousHandler else { return nil }
-            return complete(definition, handler, index: index, invocation: &invocation)
         }
     }
 

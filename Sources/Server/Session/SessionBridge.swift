@@ -50,7 +50,7 @@ final class SessionBridge: ChannelDuplexHandler {
     /// Set while ``poll()`` handles input.
     private var polling = false
     /// The session's task, waiting for a step only it can carry out.
-    private var reader: UnsafeContinuation<SessionLoop.Step?, any Error>?
+    private var reader: UnsafeContinuation<SessionLoop.PendingStep?, any Error>?
     private var writer: UnsafeContinuation<Void, any Error>?
     private var readHeldBack = false
     private var unflushedBytes = 0
@@ -136,7 +136,7 @@ final class SessionBridge: ChannelDuplexHandler {
     /// - Returns: `nil` once the connection is to close: it closed, the session asked for it,
     ///   or the client's input ended and every queued input was handled.
     /// - Throws: the channel's error, after the inputs that came before it.
-    nonisolated(nonsending) func nextStep() async throws -> SessionLoop.Step? {
+    nonisolated(nonsending) func nextStep() async throws -> SessionLoop.PendingStep? {
         switch poll() {
         case .step(let step): return step
         case .end: return nil
@@ -152,7 +152,7 @@ final class SessionBridge: ChannelDuplexHandler {
 
     /// Carries out a step ``nextStep()`` returned, in the session's task.
     /// - Returns: `false` when the connection must be closed.
-    nonisolated(nonsending) func perform(_ step: SessionLoop.Step) async throws -> Bool {
+    nonisolated(nonsending) func perform(_ step: SessionLoop.PendingStep) async throws -> Bool {
         guard session != nil else { return false }
         return try await session!.handleSuspending(step) { try await self.write($0) }
     }
@@ -160,7 +160,7 @@ final class SessionBridge: ChannelDuplexHandler {
     /// What ``poll()`` found.
     private enum Poll {
         /// A step for the session's task.
-        case step(SessionLoop.Step)
+        case step(SessionLoop.PendingStep)
         /// The session is over.
         case end
         /// The session is over because the input failed.
@@ -317,12 +317,12 @@ struct SessionIO: Sendable {
 
     /// The next step for the session's task; `nil` once the connection is to close
     /// (``SessionBridge/nextStep()``).
-    nonisolated(nonsending) func nextStep() async throws -> SessionLoop.Step? {
+    nonisolated(nonsending) func nextStep() async throws -> SessionLoop.PendingStep? {
         try await bridge.value.nextStep()
     }
 
     /// Carries out a step in the session's task (``SessionBridge/perform(_:)``).
-    nonisolated(nonsending) func perform(_ step: SessionLoop.Step) async throws -> Bool {
+    nonisolated(nonsending) func perform(_ step: SessionLoop.PendingStep) async throws -> Bool {
         try await bridge.value.perform(step)
     }
 

@@ -59,10 +59,19 @@ package struct SessionLoop {
         case idleWake
         /// What the framer made of a line.
         case line(RequestFramer.Action)
-        /// The rest of a command list, from line `from` on: the lines before it ran in
-        /// ``handleImmediately(_:)``, their answers wait in the response, and the idle bus still
-        /// holds the list's changes (``IdleBus/beginCommandList()``).
-        case listRemainder(CommandListLines, okMode: Bool, from: Int)
+    }
+
+    /// What is left of a step for ``handleSuspending(_:write:)``: a command whose handler is
+    /// asynchronous, looked up and checked already, the invocation holding its name and
+    /// arguments (``CommandDispatcher/SynchronousRun/suspends(_:)``).
+    enum PendingStep: Sendable {
+        /// A command on a line of its own.
+        case command(CommandDefinition)
+        /// A command list from its line `from` on, that line's command being `command`: the
+        /// lines before it ran in ``handleImmediately(_:)``, their answers wait in the
+        /// response, and the idle bus still holds the list's changes
+        /// (``IdleBus/beginCommandList()``).
+        case listRemainder(CommandListLines, okMode: Bool, from: Int, command: CommandDefinition)
     }
 
     /// What ``handleImmediately(_:)`` did with a step.
@@ -71,7 +80,7 @@ package struct SessionLoop {
         /// must be closed.
         case handled(keepOpen: Bool)
         /// What is left of the step needs ``handleSuspending(_:write:)``.
-        case needsTask(Step)
+        case needsTask(PendingStep)
     }
 
     /// Frames `input` without waiting: a line that only adds to a command list being collected
@@ -141,26 +150,27 @@ package struct SessionLoop {
             invocation.response.appendConstant("OK\n")
             return .handled(keepOpen: true)
         case .line(.execute(let bytes)):
-            guard let result = dispatcher.runSynchronously(bytes[...], index: 0, invocation: &invocation) else {
-                return .needsTask(step)
+            switch dispatcher.runSynchronously(bytes[...], index: 0, invocation: &invocation) {
+            case .done(let result): return .handled(keepOpen: conclude(result))
+            case .suspends(let command): return .needsTask(.command(command))
             }
-            return .handled(keepOpen: conclude(result))
         case .line(.executeList(let lines, let okMode)):
             // One change to the idle clients, however many commands of the list changed things.
             server.idleBus.beginCommandList()
             for index in lines.indices {
-                guard let result = dispatcher.runSynchronously(lines[index], index: index, invocation: &invocation)
-                else { return .needsTask(.listRemainder(lines, okMode: okMode, from: index)) }
-                if let keepOpen = listLineDone(result, okMode: okMode) {
-                    server.idleBus.endCommandList()
-                    return .handled(keepOpen: keepOpen)
+                switch dispatcher.runSynchronously(lines[index], index: index, invocation: &invocation) {
+                case .suspends(let command):
+                    return .needsTask(.listRemainder(lines, okMode: okMode, from: index, command: command))
+                case .done(let result):
+                    if let keepOpen = listLineDone(result, okMode: okMode) {
+                        server.idleBus.endCommandList()
+                        return .handled(keepOpen: keepOpen)
+                    }
                 }
             }
             server.idleBus.endCommandList()
             invocation.response.appendConstant("OK\n")
             return .handled(keepOpen: true)
-        case .listRemainder:
-            return .needsTask(step)
         }
     }
 
@@ -169,8 +179,8 @@ package struct SessionLoop {
         invocation.response.take()
     }
 
-    /// Carries out a framed step, suspending where it must: a command's asynchronous handler,
-    /// and a write while the client's buffer is full.
+    /// Carries out what ``handleImmediately(_:)`` left, suspending where it must: a command's
+    /// asynchronous handler, and a write while the client's buffer is full.
     ///
     /// `nonisolated(nonsending)`, as is the dispatcher's `run`: they stay on the caller's
     /// executor, the connection's event loop, where a plain nonisolated async function would
@@ -179,36 +189,31 @@ package struct SessionLoop {
     /// - Parameter write: sends bytes to the client, waiting while its buffer is full.
     /// - Returns: `false` when the connection must be closed.
     nonisolated(nonsending) mutating func handleSuspending(
-        _ step: Step,
+        _ step: PendingStep,
         write: nonisolated(nonsending) (ByteBuffer) async throws -> Void
     ) async throws -> Bool {
         let keepOpen: Bool
         switch step {
-        case .line(.execute(let bytes)):
-            keepOpen = conclude(await dispatcher.run(bytes[...], index: 0, invocation: &invocation))
-        case .line(.executeList(let lines, let okMode)):
-            server.idleBus.beginCommandList()
-            keepOpen = await executeList(lines, okMode: okMode, from: 0)
-        case .listRemainder(let lines, let okMode, let index):
-            keepOpen = await executeList(lines, okMode: okMode, from: index)
-        default:
-            switch handleImmediately(step) {
-            case .handled(let done): keepOpen = done
-            case .needsTask(let rest): return try await handleSuspending(rest, write: write)
-            }
+        case .command(let command):
+            keepOpen = conclude(await dispatcher.runPrepared(command, index: 0, invocation: &invocation))
+        case .listRemainder(let lines, let okMode, let index, let command):
+            keepOpen = await executeList(lines, okMode: okMode, from: index, command: command)
         }
         let answer = takeAnswer()
         if answer.readableBytes > 0 { try await write(answer) }
         return keepOpen
     }
 
-    /// Runs a command list's lines from `index` on, each as ``CommandDispatcher`` runs a line,
-    /// leaves the answer in the response, and ends the list's ``IdleBus/beginCommandList()``.
+    /// Runs a command list's lines from `first` on (its command prepared as `command`), each as
+    /// ``CommandDispatcher`` runs a line, leaves the answer in the response, and ends the list's
+    /// ``IdleBus/beginCommandList()``.
     nonisolated(nonsending) private mutating func executeList(
-        _ lines: CommandListLines, okMode: Bool, from index: Int
+        _ lines: CommandListLines, okMode: Bool, from first: Int, command: CommandDefinition
     ) async -> Bool {
         defer { server.idleBus.endCommandList() }
-        for index in lines.indices[index...] {
+        let result = await dispatcher.runPrepared(command, index: first, invocation: &invocation)
+        if let keepOpen = listLineDone(result, okMode: okMode) { return keepOpen }
+        for index in lines.indices[(first + 1)...] {
             let result = await dispatcher.run(lines[index], index: index, invocation: &invocation)
             if let keepOpen = listLineDone(result, okMode: okMode) { return keepOpen }
         }
