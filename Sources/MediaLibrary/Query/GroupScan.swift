@@ -97,7 +97,7 @@ struct GroupScan<Consumer: GroupConsumer> {
         var present: UInt64 = 0
         var compared = 0
         var same = started
-        PackedTags.forEachEntry(in: blob) { tag, entry, _ in
+        PackedTagList.forEachEntry(in: blob) { tag, entry, _ in
             guard tag < 64, wanted & (1 << UInt64(tag)) != 0 else { return }
             present |= 1 << UInt64(tag)
             if same {
@@ -113,7 +113,7 @@ struct GroupScan<Consumer: GroupConsumer> {
     private mutating func numberValues(_ blob: UnsafeRawBufferPointer, present: UInt64) {
         started = true
         previous.count = 0
-        PackedTags.forEachEntry(in: blob) { tag, entry, _ in
+        PackedTagList.forEachEntry(in: blob) { tag, entry, _ in
             if tag < 64, wanted & (1 << UInt64(tag)) != 0 { previous.append(entry) }
         }
         ids.count = 0
@@ -122,7 +122,7 @@ struct GroupScan<Consumer: GroupConsumer> {
             let chain = chains[chainStart..<chainEnds[level]]
             chainStart = chainEnds[level]
             if let chosen = chain.first(where: { present & (1 << UInt64($0)) != 0 }) {
-                PackedTags.forEach(in: previous.bytes) { tag, value in
+                PackedTagList.forEachEntry(in: previous.bytes) { tag, _, value in
                     if tag == chosen { ids.append(interners[level].id(of: value)) }
                 }
             } else {

@@ -23,7 +23,7 @@ package struct SongRecord {
 
     /// Calls `body` with each tag value's type and UTF-8 bytes, in stored order.
     package func forEachTag(_ body: (TagType, UnsafeRawBufferPointer) -> Void) {
-        PackedTags.forEach(in: packedTags) { number, value in
+        PackedTagList.forEachEntry(in: packedTags) { number, _, value in
             if let type = TagType(rawValue: number) { body(type, value) }
         }
     }

@@ -14,21 +14,4 @@ enum PackedTags {
     static func encode(_ tags: [TagValue]) -> Data {
         Data(PackedTagList.encode(tags))
     }
-
-    /// Calls `body` with each value's tag number and bytes, in stored order, without copying.
-    /// A truncated blob ends the walk at the damaged value.
-    @inline(__always)
-    static func forEach(in blob: UnsafeRawBufferPointer, _ body: (Int, UnsafeRawBufferPointer) -> Void) {
-        PackedTagList.forEachEntry(in: blob) { tag, _, value in body(tag, value) }
-    }
-
-    /// Calls `body` with each value's tag number, whole encoded entry and value bytes, in
-    /// stored order, without copying. A truncated blob ends the walk at the damaged value.
-    @inline(__always)
-    static func forEachEntry(
-        in blob: UnsafeRawBufferPointer,
-        _ body: (_ tag: Int, _ entry: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void
-    ) {
-        PackedTagList.forEachEntry(in: blob, body)
-    }
 }
