@@ -588,6 +588,36 @@ def test_a_stalled_station_gives_way_to_the_next_song(make_player_server, web):
         web.release_stalled()
 
 
+def test_a_stalled_next_station_replaced_before_its_turn_is_not_waited_for(make_player_server, web):
+    """The song after the playing one is a server that accepts and never answers, and the
+    decoder is already connecting to it (it opens the next song as soon as the current one is
+    decoded, to go on without a gap). A client replaces it before its turn: the replacement
+    plays at the border, and the stalled connection is given up, not waited out (Tonearm's
+    10 s stream time-out, which would log `no data for 10 seconds` and leave the outputs
+    silent meanwhile).
+
+    MPD 0.23 likewise plays the replacement (its decoder waits for ever on the stalled server,
+    and the player cancels it for the new next song)."""
+    server = make_player_server()
+    try:
+        with server.connect() as c:
+            ok(c, f'add "{A1}"')
+            ok(c, f'add "{web.stall_url}"')
+            connected = len(web.stalled)
+            ok(c, "play")
+            poll("the decoder connecting to the stalled next song", lambda: len(web.stalled) > connected, 30)
+            assert status(c).get("song") == "0"
+            ok(c, "delete 1")
+            ok(c, f'add "{A2}"')
+            wait_status(c, lambda s: s["state"] == "play" and s.get("song") == "1", timeout=30,
+                        what="the replacement")
+            assert playing_file(c) == A2
+        if server.kind == "tonearm":
+            assert "no data for 10 seconds" not in server.log_text()
+    finally:
+        web.release_stalled()
+
+
 def test_load_of_a_stalled_url_blocks_no_other_client(make_server, web):
     """`load URL` of a server that never answers keeps only that client waiting: another client's
     `status` answers at once, and the `load` itself ends with an ACK within 30 s.

@@ -103,6 +103,43 @@ import Testing
         #expect(step(&scheduler, buffer, source: false) == .end)
     }
 
+    /// A stream that does not answer would hold the decoder for its whole timeout: a change of
+    /// the next song while it opens asks for the open to be interrupted, and the new next song
+    /// is opened instead; the same song named again, or a change once the open is over, asks
+    /// for nothing.
+    @Test func changingTheNextSongWhileItOpensInterruptsTheOpen() {
+        var (scheduler, buffer, _) = make()
+        scheduler.play(track(1), offset: 0)
+        _ = step(&scheduler, buffer, source: false)
+        scheduler.songEnded()
+        var interrupts = scheduler.enqueue(track(2), buffer: buffer)
+        #expect(!interrupts)
+        #expect(step(&scheduler, buffer, source: false) == .openNext(track(2)))
+        interrupts = scheduler.enqueue(track(2), buffer: buffer)
+        #expect(!interrupts)
+        interrupts = scheduler.enqueue(track(3), buffer: buffer)
+        #expect(interrupts)
+        // The open of 2 ends (interrupted, or done): 3 is opened instead, and 2 does not end
+        // the stream.
+        var changed = scheduler.nextChanged(whileOpening: 2)
+        #expect(changed)
+        #expect(step(&scheduler, buffer, source: false) == .openNext(track(3)))
+        changed = scheduler.nextChanged(whileOpening: 3)
+        #expect(!changed)
+        scheduler.enteredNext(3, at: 0)
+        scheduler.reachedSong(3)
+        interrupts = scheduler.enqueue(track(4), buffer: buffer)
+        #expect(!interrupts)
+        // With nothing left to follow, the stream ends where the interrupted open would have.
+        scheduler.songEnded()
+        #expect(step(&scheduler, buffer, source: false) == .openNext(track(4)))
+        interrupts = scheduler.enqueue(nil, buffer: buffer)
+        #expect(interrupts)
+        changed = scheduler.nextChanged(whileOpening: 4)
+        #expect(changed)
+        #expect(step(&scheduler, buffer, source: false) == .end)
+    }
+
     @Test func changingTheNextSongTakesBackWhatNoOutputReached() {
         var (scheduler, buffer, reader) = make()
         scheduler.play(track(1), offset: 0)

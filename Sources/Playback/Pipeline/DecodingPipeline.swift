@@ -121,7 +121,7 @@ package final class DecodingPipeline: AudioPipeline, @unchecked Sendable {
     package func enqueue(_ track: PipelineTrack?) {
         transport.withLock {
             nowPlaying.withLock { $0.enqueue(track) }
-            transport.decoder.enqueue(track, buffer: transport.buffer)
+            if transport.decoder.enqueue(track, buffer: transport.buffer) { transport.interrupts.advance() }
             transport.broadcast()
         }
     }

@@ -67,6 +67,9 @@ struct DecoderScheduler {
     private(set) var fadeStart: FadeStart?
     /// The current song ended; the decoder waits to hear what follows.
     private(set) var waitingForNext = false
+    /// The token of the next song while the decoder opens it (an ``Step/openNext(_:)`` under
+    /// way): a stream may take up to its timeout to answer.
+    private(set) var openingNext: Int?
     /// The buffer was full: the decoder waits for ``refillChunks`` free chunks, so that it
     /// works in batches.
     private(set) var held = false
@@ -109,6 +112,7 @@ struct DecoderScheduler {
     }
 
     private mutating func forgetNext() {
+        openingNext = nil
         next = nil
         nextKnown = false
         border = nil
@@ -119,7 +123,11 @@ struct DecoderScheduler {
 
     /// The player says which song follows (`nil`: none). If the decoder already went on into
     /// another one, the chunks no output has reached are taken back from `buffer`.
-    mutating func enqueue(_ track: PipelineTrack?, buffer: PCMBuffer) {
+    /// - Returns: whether the decoder is opening another song as the next one, which is no
+    ///   longer wanted: the caller interrupts the open (a stream that does not answer would
+    ///   otherwise hold the decoder for its whole timeout, and the new next song with it).
+    @discardableResult
+    mutating func enqueue(_ track: PipelineTrack?, buffer: PCMBuffer) -> Bool {
         if let border, border.token != track?.token, fadeStart != nil {
             undoFade(buffer: buffer)
         } else if let border, border.token != track?.token {
@@ -132,6 +140,7 @@ struct DecoderScheduler {
         }
         next = track
         nextKnown = true
+        return openingNext.map { $0 != track?.token } ?? false
     }
 
     /// The next song changed while a fade into the old one is still (partly) in the buffer:
@@ -184,6 +193,7 @@ struct DecoderScheduler {
 
     /// The decoder opened the next song and writes it from chunk `index` on.
     mutating func enteredNext(_ token: Int, at index: Int) {
+        openingNext = nil
         border = Border(index: index, token: token)
         fadeStart = nil
         next = nil
@@ -195,8 +205,17 @@ struct DecoderScheduler {
     /// waiting for the next song, so that with none known it takes the `.end` step: the
     /// outputs then play out what they hold and report `finished`.
     mutating func nextFailed() {
+        openingNext = nil
         next = nil
         nextKnown = true
+    }
+
+    /// The decoder opened `token` as the next song (or failed to), but the player has named
+    /// another since (``enqueue(_:buffer:)``): that one is opened instead, at the next step.
+    /// - Returns: false when `token` is still the next song, and the caller goes on as usual.
+    mutating func nextChanged(whileOpening token: Int) -> Bool {
+        openingNext = nil
+        return !(nextKnown && next?.token == token)
     }
 
     /// The song gave no more audio (its end, or an error).
@@ -260,7 +279,10 @@ struct DecoderScheduler {
             if hasSource { return .close }
         }
         if waitingForNext && border == nil {
-            if let upcoming = next { return .openNext(upcoming) }
+            if let upcoming = next {
+                openingNext = upcoming.token
+                return .openNext(upcoming)
+            }
             if nextKnown && buffer.hasRoom {
                 waitingForNext = false
                 return .end

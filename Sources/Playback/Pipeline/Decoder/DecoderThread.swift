@@ -158,17 +158,27 @@ final class DecoderThread: @unchecked Sendable {
         do {
             let opened = try openSource(wanted, streamInterrupt())
             if wanted.start > 0 { try opened.seek(to: wanted.start) }
-            transport.withLock {
-                guard generation == transport.generation else { return }
+            let superseded = transport.withLock {
+                guard generation == transport.generation else { return false }
+                // Another song became next while this one opened: that one is opened next.
+                if transport.decoder.nextChanged(whileOpening: wanted.token) { return true }
                 transport.decoder.enteredNext(wanted.token, at: transport.buffer.written)
+                return false
             }
+            guard !superseded else { return }
             source = opened
             track = wanted
         } catch {
             logFailure(error, generation: generation)
-            // The song after this one cannot play: end the stream here; the player then tries
-            // it, sees the error and goes on.
-            transport.withLock { if generation == transport.generation { transport.decoder.nextFailed() } }
+            transport.withLock {
+                guard generation == transport.generation else { return }
+                // A song named next while this one opened (its change interrupted the open)
+                // is opened at the next step.
+                if transport.decoder.nextChanged(whileOpening: wanted.token) { return }
+                // The song after this one cannot play: end the stream here; the player then
+                // tries it, sees the error and goes on.
+                transport.decoder.nextFailed()
+            }
         }
     }
 
