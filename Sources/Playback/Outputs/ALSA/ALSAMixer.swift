@@ -1,4 +1,5 @@
 import CALSA
+import Platform
 import Synchronization
 
 /// The ALSA output's hardware volume: one simple-mixer element, as MPD's `AlsaMixerPlugin`.
@@ -41,6 +42,8 @@ final class ALSAMixer: HardwareMixer {
     private let state = Mutex(Handle())
     /// Who hears of volume changes (``onChange(_:)``), and the volume they last heard.
     private let listeners = Mutex((calls: [@Sendable (Int) -> Void](), last: -1))
+    /// Signalled when the mixer goes away: its ``ALSAMixerWatcher`` stops waiting then.
+    private let released = WakeSignal()
 
     /// A mixer for `control` (nil: `PCM`, then `Master`) on `device`.
     init(device: String, control: String?, index: Int) {
@@ -49,8 +52,11 @@ final class ALSAMixer: HardwareMixer {
         self.index = index
     }
 
-    /// Closes the mixer handle with the mixer.
-    deinit { state.withLock { Self.close(&$0) } }
+    /// Closes the mixer handle with the mixer, and ends its watcher's wait.
+    deinit {
+        state.withLock { Self.close(&$0) }
+        released.signal()
+    }
 
     /// The control device for a PCM name: the PCM's card for `hw:` and `plughw:` names,
     /// `default` for anything else.
@@ -106,7 +112,7 @@ final class ALSAMixer: HardwareMixer {
             listeners.calls.append(listener)
             return listeners.calls.count == 1
         }
-        if first { ALSAMixerWatcher.start(device: device, mixer: self) }
+        if first { ALSAMixerWatcher.start(device: device, mixer: self, released: released) }
     }
 
     /// Tells the listeners the volume of `element` (the watcher's own handle on the control,
