@@ -62,7 +62,9 @@ package final class Library: Sendable {
     ///     into its filter, so that the update can delete the stickers of filters that match
     ///     nothing any more; without it they are kept.
     ///   - onEvent: called, on any thread, when an update starts or ends, when the database
-    ///     changes, and when stickers were removed with what they belonged to.
+    ///     changes, and when stickers were removed with what they belonged to. It must return
+    ///     at once and not call back into the library's updates: the end of a job is reported
+    ///     while the update state is locked (``UpdateService``).
     package init(
         settings: Settings,
         stickers: StickerStore? = nil,

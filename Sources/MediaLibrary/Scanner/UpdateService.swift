@@ -161,17 +161,17 @@ package final class UpdateService: Sendable {
                 state.withLock { $0.failure = "update failed: \(Self.reason(error))" }
             }
             let next: Job? = state.withLock { state in
-                if state.pending.isEmpty {
-                    state.running = nil
-                    return nil
-                }
-                let next = state.pending.removeFirst()
+                let next = state.pending.isEmpty ? nil : state.pending.removeFirst()
                 state.running = next
+                // One event marks both the end of this job and the start of the next: idle flags
+                // merge, so a second one back to back would tell a client nothing more. Raised
+                // under the lock that `updating_db` is read under, as MPD's main thread ends the
+                // job and raises the event in one step: a client that no longer sees the job has
+                // been told already (a client that idles after it gets no stale `update`), and a
+                // client told sees the job gone.
+                onEvent(.update)
                 return next
             }
-            // One event marks both the end of this job and the start of the next: idle flags
-            // merge, so a second one back to back would tell a client nothing more.
-            onEvent(.update)
             guard let next else {
                 releaseMemory()
                 return
