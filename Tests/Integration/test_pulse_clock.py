@@ -32,10 +32,10 @@ clock test. Where MPD differs, the test says so:
   the sound server's own latency: the output thread's wait for room ends at the pause.
 - After a `play` that fails while the sound server is away, MPD's `status` shows elapsed 0.000,
   though the next `play` resumes where it was; Tonearm's elapsed stays put.
-- At a song border MPD's `status` can show the old song with the new one's elapsed (0.000), a
-  whole song back, for the moment its player thread has moved on and its main thread has not
-  heard of it (seen in `make test` runs; test_playback.py polls for it on purpose). The clock test
-  leaves such samples out for MPD; Tonearm reads the old song as ended then, and must not show it.
+- Near a song border MPD's `status` can show the old song with elapsed 0.000, a whole song back
+  (measured by polling `status` without a pause; test_playback.py polls for it on purpose). The
+  clock test leaves such samples out for MPD; Tonearm reads the old song as ended until the next
+  one is current, and must not show it.
 """
 import signal
 import statistics

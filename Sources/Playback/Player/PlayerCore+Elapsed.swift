@@ -10,9 +10,9 @@ extension PlayerCore {
     /// the events thread. Until it arrives, the pipeline's track is another entry's, or none,
     /// and its position is not this entry's: read as this entry's, `elapsed` would go a whole
     /// song back, to 0, for that moment (seen in `test_pulse_clock.py`; Debian's MPD 0.23 shows
-    /// the same jump, its player thread moving on before the main thread hears of it). The
-    /// entry has ended then, so its played duration is where it is; a stream, whose length is
-    /// unknown, takes the position it will have a moment later anyway.
+    /// a like jump near a border, `test_playback.py`). The entry has ended then, so its played
+    /// duration is where it is; a stream, whose length is unknown, takes the position it will
+    /// have a moment later anyway.
     func elapsed(ofEntryAtOrder index: Int, in pipelineStatus: PipelineStatus) -> Double {
         let entry = queue.entry(atOrder: index)
         if pipelineStatus.track?.token != entry.id, let played = entry.playedDuration {
